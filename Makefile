@@ -1,0 +1,51 @@
+# recall: make targets. Every target works on a fresh Debian machine with no step done by hand:
+# what a target needs (PostgreSQL 15, pg_trgm, pgvector, the private server) it installs and
+# starts itself, and skips when already there.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO ?= go
+PKGS ?= ./...
+GOLANGCI_VERSION := v2.15.0
+BIN := $(CURDIR)/.bin
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[1m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: setup
+setup: ## Install PostgreSQL 15, pg_trgm and pgvector where missing (apt; needs root).
+	@scripts/pg-install.sh
+
+.PHONY: db
+db: ## Ensure the private server for this checkout runs; prints its admin URL last.
+	@scripts/db.sh start
+
+.PHONY: db-stop
+db-stop: ## Stop the private server.
+	@scripts/db.sh stop
+
+.PHONY: db-clean
+db-clean: ## Stop the private server and delete its data directory (.pg/).
+	@scripts/db.sh clean
+
+.PHONY: test
+test: ## Run every test against the private server (installed and started as needed).
+	@url=$$(scripts/db.sh start); \
+	TEST_DATABASE_URL="$$url" $(GO) test -count=1 $(PKGS)
+
+.PHONY: bench
+bench: ## Run the benchmarks (BENCH=regexp, COUNT=n).
+	@url=$$(scripts/db.sh start); \
+	TEST_DATABASE_URL="$$url" $(GO) test -run='^$$' -bench='$(or $(BENCH),.)' -benchmem -count=$(or $(COUNT),1) $(PKGS)
+
+.PHONY: lint
+lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml).
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }
+	@$(GO) vet $(PKGS)
+	@$(BIN)/golangci-lint run $(PKGS)
+
+$(BIN)/golangci-lint:
+	@echo "installing golangci-lint $(GOLANGCI_VERSION) (built from the module proxy, once)"
+	@GOBIN=$(BIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)

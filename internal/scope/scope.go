@@ -1,0 +1,83 @@
+// Package scope validates scope sets and applies a caller's scopes to a transaction. Every
+// transaction the engine runs as a caller starts with Apply: row-level security reads the
+// scopes it sets (see migrations/00003_row_security.sql for the rule).
+package scope
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Limits on a scope set, the same as recall.is_scope_set in the schema.
+const (
+	MaxScopes  = 64
+	MaxNameLen = 128
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.:/@-]+$`)
+
+// Error is returned for a scope set that breaks a limit. Field names the offending input
+// (for example "read_scopes[2]").
+type Error struct {
+	Field   string
+	Value   string
+	Problem string
+}
+
+func (e *Error) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %s", e.Field, e.Problem)
+	}
+	return fmt.Sprintf("%s %q: %s", e.Field, e.Value, e.Problem)
+}
+
+// Normalize validates names and returns them sorted without duplicates, the form rows store.
+// An empty set is valid here (a caller may have no write scopes); rows need at least one.
+func Normalize(field string, names []string) ([]string, error) {
+	if len(names) > MaxScopes {
+		return nil, &Error{Field: field, Problem: fmt.Sprintf("%d scopes, the limit is %d", len(names), MaxScopes)}
+	}
+	for i, n := range names {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case n == "":
+			return nil, &Error{Field: f, Problem: "empty scope name"}
+		case len(n) > MaxNameLen:
+			return nil, &Error{Field: f, Value: n[:16] + "...", Problem: fmt.Sprintf("scope name of %d bytes, the limit is %d", len(n), MaxNameLen)}
+		case !nameRE.MatchString(n):
+			return nil, &Error{Field: f, Value: n, Problem: "scope names use only letters, digits and _.:/@-"}
+		}
+	}
+	out := append(make([]string, 0, len(names)), names...)
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// Apply sets the caller's read and write scopes for the rest of tx (SET LOCAL semantics:
+// they vanish at commit or rollback) and turns JIT off for it. Both sets must already be
+// normalized; write must be a subset of read, so a caller never writes what it cannot see.
+func Apply(ctx context.Context, tx pgx.Tx, read, write []string) error {
+	for _, w := range write {
+		if _, ok := slices.BinarySearch(read, w); !ok {
+			return &Error{Field: "write_scopes", Value: w, Problem: "a write scope must also be a read scope"}
+		}
+	}
+	if read == nil {
+		read = []string{}
+	}
+	if write == nil {
+		write = []string{}
+	}
+	_, err := tx.Exec(ctx,
+		`SELECT set_config('recall.read_scopes', $1::text[]::text, true),
+		        set_config('recall.write_scopes', $2::text[]::text, true),
+		        set_config('jit', 'off', true)`, read, write)
+	if err != nil {
+		return fmt.Errorf("scope: apply: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,382 @@
+// Package testdb gives tests real Postgres databases with recall's schema, on the server named
+// by TEST_DATABASE_URL (an admin URL: a superuser, or a role with CREATEDB and CREATEROLE).
+// `make test` starts a private server and sets it.
+//
+// One migrated template database is built per migration hash, once, under an advisory lock,
+// so parallel test binaries share it. New clones it (CREATE DATABASE ... TEMPLATE) for a test
+// that commits; Tx hands a read-mostly test a transaction on a shared clone that is rolled back.
+// When the server cannot be reached, tests skip, except under CI (CI set), where they fail.
+//
+// Only tests import this package.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/recall-engine/recall/internal/scope"
+	"github.com/recall-engine/recall/migrations"
+	recallsql "github.com/recall-engine/recall/sql"
+)
+
+// EnvURL names the environment variable holding the admin URL of the test server.
+const EnvURL = "TEST_DATABASE_URL"
+
+// Role names, as created by sql/roles.sql.
+const (
+	OwnerRole   = "recall_owner"
+	RuntimeRole = "recall_runtime"
+)
+
+// DB is one database with recall's schema.
+type DB struct {
+	Name    string
+	Owner   *pgxpool.Pool // recall_owner: owns the schema; row security does not apply to it
+	Runtime *pgxpool.Pool // recall_runtime: what the engine runs as; always under row security
+	admin   *pgx.ConnConfig
+}
+
+var (
+	serverOnce sync.Once
+	serverCfg  *pgx.ConnConfig
+	serverErr  error
+
+	templateOnce sync.Once
+	templateName string
+	templateErr  error
+
+	sharedOnce sync.Once
+	sharedDB   *DB
+	sharedErr  error
+)
+
+// AdminConfig returns the admin connection config, skipping the test (or failing it under CI)
+// when no server is configured or reachable.
+func AdminConfig(t testing.TB) *pgx.ConnConfig {
+	t.Helper()
+	serverOnce.Do(func() { serverCfg, serverErr = connectAdmin() })
+	if serverErr != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("testdb: %v (CI is set, so this fails instead of skipping)", serverErr)
+		}
+		t.Skipf("testdb: %v", serverErr)
+	}
+	return serverCfg.Copy()
+}
+
+func connectAdmin() (*pgx.ConnConfig, error) {
+	url := os.Getenv(EnvURL)
+	if url == "" {
+		return nil, fmt.Errorf("%s is not set; run the tests with 'make test', or point it at a server (admin URL)", EnvURL)
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvURL, err)
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 5*time.Second {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the test server at %s:%d (%w); start it with 'make db'", cfg.Host, cfg.Port, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, recallsql.Roles); err != nil {
+		return nil, fmt.Errorf("creating roles on the test server: %w", err)
+	}
+	return cfg, nil
+}
+
+func roleConfig(admin *pgx.ConnConfig, role, database string) *pgx.ConnConfig {
+	c := admin.Copy()
+	c.User = role
+	c.Database = database
+	return c
+}
+
+// NewPool opens a pool on database as role, with pgvector types registered.
+func NewPool(ctx context.Context, admin *pgx.ConnConfig, role, database string) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig("")
+	if err != nil {
+		return nil, err
+	}
+	pc.ConnConfig = roleConfig(admin, role, database)
+	pc.MaxConns = 16
+	pc.AfterConnect = func(ctx context.Context, c *pgx.Conn) error { return pgxvec.RegisterTypes(ctx, c) }
+	return pgxpool.NewWithConfig(ctx, pc)
+}
+
+func withAdmin(ctx context.Context, admin *pgx.ConnConfig, database string, fn func(*pgx.Conn) error) error {
+	c := admin.Copy()
+	c.Database = database
+	conn, err := pgx.ConnectConfig(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	return fn(conn)
+}
+
+// Migrate runs every migration up on database as the owner role.
+func Migrate(ctx context.Context, admin *pgx.ConnConfig, database string) error {
+	db := stdlib.OpenDB(*roleConfig(admin, OwnerRole, database))
+	defer db.Close()
+	p, err := migrations.NewProvider(db)
+	if err != nil {
+		return err
+	}
+	_, err = p.Up(ctx)
+	return err
+}
+
+// OpenSQL opens a database/sql handle on database as role (for goose).
+func OpenSQL(admin *pgx.ConnConfig, role, database string) *sql.DB {
+	return stdlib.OpenDB(*roleConfig(admin, role, database))
+}
+
+// createEmpty creates an empty database owned by recall_owner with the extensions installed
+// (pgvector is not a trusted extension: the admin installs it, as a DBA would).
+func createEmpty(ctx context.Context, admin *pgx.ConnConfig, name string) error {
+	err := withAdmin(ctx, admin, admin.Database, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s OWNER %s", pgx.Identifier{name}.Sanitize(), OwnerRole))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return withAdmin(ctx, admin, name, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm")
+		return err
+	})
+}
+
+func dropDatabase(ctx context.Context, admin *pgx.ConnConfig, name string) error {
+	return withAdmin(ctx, admin, admin.Database, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", pgx.Identifier{name}.Sanitize()))
+		return err
+	})
+}
+
+// dropStale drops templates and shared databases of other migration hashes, best effort:
+// one still in use by a concurrent run of an older checkout stays.
+func dropStale(ctx context.Context, c *pgx.Conn, current string) {
+	hash := current[len("recall_tpl_"):]
+	rows, err := c.Query(ctx, `SELECT datname FROM pg_database
+		WHERE datname ~ '^recall_(tpl|shared)_' AND right(datname, 16) <> $1`, hash)
+	if err != nil {
+		return
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		id := pgx.Identifier{n}.Sanitize()
+		_, _ = c.Exec(ctx, "ALTER DATABASE "+id+" WITH IS_TEMPLATE false")
+		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+id)
+	}
+}
+
+// template returns the name of the migrated template for the current migrations, building
+// it once per server under an advisory lock.
+func template(ctx context.Context, admin *pgx.ConnConfig) (string, error) {
+	name := "recall_tpl_" + migrations.Hash()[:16]
+	err := withAdmin(ctx, admin, admin.Database, func(c *pgx.Conn) error {
+		if _, err := c.Exec(ctx, "SELECT pg_advisory_lock(hashtext('recall.testdb.template'))"); err != nil {
+			return err
+		}
+		defer c.Exec(context.Background(), "SELECT pg_advisory_unlock(hashtext('recall.testdb.template'))") //nolint:errcheck // the session ends right after
+		var ready bool
+		err := c.QueryRow(ctx, "SELECT datistemplate FROM pg_database WHERE datname = $1", name).Scan(&ready)
+		if err == nil && ready {
+			return nil
+		}
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		dropStale(ctx, c, name)
+		// Not there, or left half-built by an interrupted run: build it from scratch.
+		if err := dropDatabase(ctx, admin, name); err != nil {
+			return err
+		}
+		if err := createEmpty(ctx, admin, name); err != nil {
+			return err
+		}
+		if err := Migrate(ctx, admin, name); err != nil {
+			return fmt.Errorf("migrating template %s: %w", name, err)
+		}
+		_, err = c.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s WITH IS_TEMPLATE true ALLOW_CONNECTIONS false", name))
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("testdb: template: %w", err)
+	}
+	return name, nil
+}
+
+// shared opens the shared database of the current migrations, cloning it once per server.
+func shared(ctx context.Context, admin *pgx.ConnConfig) (*DB, error) {
+	name := "recall_shared_" + migrations.Hash()[:16]
+	err := withAdmin(ctx, admin, admin.Database, func(c *pgx.Conn) error {
+		if _, err := c.Exec(ctx, "SELECT pg_advisory_lock(hashtext('recall.testdb.shared'))"); err != nil {
+			return err
+		}
+		defer c.Exec(context.Background(), "SELECT pg_advisory_unlock(hashtext('recall.testdb.shared'))") //nolint:errcheck // the session ends right after
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
+			return err
+		}
+		if n == 1 {
+			return nil
+		}
+		db, err := clone(ctx, admin, name)
+		if err != nil {
+			return err
+		}
+		db.Close()
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("testdb: shared database: %w", err)
+	}
+	return open(ctx, admin, name)
+}
+
+// Close closes both pools.
+func (db *DB) Close() {
+	db.Owner.Close()
+	db.Runtime.Close()
+}
+
+func randomName(prefix string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+func clone(ctx context.Context, admin *pgx.ConnConfig, name string) (*DB, error) {
+	templateOnce.Do(func() { templateName, templateErr = template(ctx, admin) })
+	if templateErr != nil {
+		return nil, templateErr
+	}
+	err := withAdmin(ctx, admin, admin.Database, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s OWNER %s",
+			pgx.Identifier{name}.Sanitize(), pgx.Identifier{templateName}.Sanitize(), OwnerRole))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("testdb: clone %s: %w", templateName, err)
+	}
+	return open(ctx, admin, name)
+}
+
+func open(ctx context.Context, admin *pgx.ConnConfig, name string) (*DB, error) {
+	owner, err := NewPool(ctx, admin, OwnerRole, name)
+	if err != nil {
+		return nil, err
+	}
+	runtime, err := NewPool(ctx, admin, RuntimeRole, name)
+	if err != nil {
+		owner.Close()
+		return nil, err
+	}
+	return &DB{Name: name, Owner: owner, Runtime: runtime, admin: admin}, nil
+}
+
+// New returns a fresh migrated database for t, dropped when t ends.
+func New(t testing.TB) *DB {
+	t.Helper()
+	admin := AdminConfig(t)
+	ctx := context.Background()
+	db, err := clone(ctx, admin, randomName("recall_test_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.Close()
+		if err := dropDatabase(context.Background(), admin, db.Name); err != nil {
+			t.Errorf("testdb: drop %s: %v", db.Name, err)
+		}
+	})
+	return db
+}
+
+// NewEmpty returns a database with the extensions but no migrations, dropped when t ends.
+func NewEmpty(t testing.TB) (admin *pgx.ConnConfig, name string) {
+	t.Helper()
+	admin = AdminConfig(t)
+	ctx := context.Background()
+	name = randomName("recall_empty_")
+	if err := createEmpty(ctx, admin, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := dropDatabase(context.Background(), admin, name); err != nil {
+			t.Errorf("testdb: drop %s: %v", name, err)
+		}
+	})
+	return admin, name
+}
+
+// Shared returns a migrated database shared by the tests of every test binary built from the
+// same migrations. Tests must not commit to it: use Tx.
+func Shared(t testing.TB) *DB {
+	t.Helper()
+	admin := AdminConfig(t)
+	sharedOnce.Do(func() { sharedDB, sharedErr = shared(context.Background(), admin) })
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return sharedDB
+}
+
+// Tx begins a transaction as recall_runtime on the shared database with the given scopes
+// applied, and rolls it back when t ends. read and write are normalized here.
+func Tx(t testing.TB, read, write []string) pgx.Tx {
+	t.Helper()
+	return beginAs(t, Shared(t).Runtime, read, write)
+}
+
+// BeginAs begins a transaction on pool with the caller's scopes applied, rolled back when t
+// ends unless committed first.
+func BeginAs(t testing.TB, pool *pgxpool.Pool, read, write []string) pgx.Tx {
+	t.Helper()
+	return beginAs(t, pool, read, write)
+}
+
+func beginAs(t testing.TB, pool *pgxpool.Pool, read, write []string) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	r, err := scope.Normalize("read_scopes", read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := scope.Normalize("write_scopes", write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	if err := scope.Apply(ctx, tx, r, w); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}

@@ -1,0 +1,154 @@
+package migrations_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/recall-engine/recall/internal/testdb"
+)
+
+// TestEnsureVectorIndex: one partial HNSW index per dimension, created on demand by the
+// runtime role, used by a query that repeats its expression, safe under concurrent calls.
+func TestEnsureVectorIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	scopes := []string{"acme"}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tx, err := db.Runtime.Begin(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer tx.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+			var name string
+			if err := tx.QueryRow(ctx, `SELECT recall.ensure_vector_index(3)`).Scan(&name); err != nil {
+				errs <- err
+				return
+			}
+			if name != "memories_embedding_3_hnsw" {
+				errs <- fmt.Errorf("index name %q", name)
+				return
+			}
+			errs <- tx.Commit(ctx)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent ensure_vector_index: %v", err)
+		}
+	}
+	var def string
+	if err := db.Owner.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_embedding_3_hnsw'`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def, "hnsw") || !strings.Contains(def, "vector(3)") || !strings.Contains(def, "vector_dims(embedding) = 3") {
+		t.Fatalf("index definition %q", def)
+	}
+
+	// Two dimensions live side by side.
+	tx := testdb.BeginAs(t, db.Runtime, scopes, scopes)
+	if _, err := tx.Exec(ctx, `SELECT recall.ensure_vector_index(5)`); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		v3 := pgvector.NewVector([]float32{float32(i), 1, float32(i % 7)})
+		v5 := pgvector.NewVector([]float32{1, float32(i), 0, 0, float32(i % 3)})
+		if _, err := tx.Exec(ctx, `INSERT INTO recall.memories (external_id, scopes, text, embedding) VALUES ($1, '{acme}', 'x', $2), ($3, '{acme}', 'y', $4)`,
+			fmt.Sprintf("a%d", i), v3, fmt.Sprintf("b%d", i), v5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Owner.Exec(ctx, `ANALYZE recall.memories`); err != nil {
+		t.Fatal(err)
+	}
+
+	tx = testdb.BeginAs(t, db.Runtime, scopes, scopes)
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	q := pgvector.NewVector([]float32{1, 1, 1})
+	rows, err := tx.Query(ctx, `EXPLAIN SELECT id FROM recall.memories WHERE vector_dims(embedding) = 3
+		ORDER BY embedding::vector(3) <=> $1::vector(3) LIMIT 5`, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	if !strings.Contains(plan.String(), "memories_embedding_3_hnsw") {
+		t.Fatalf("the 3-dimension query does not use its index:\n%s", plan.String())
+	}
+
+	for _, dim := range []int{0, -1, 2001} {
+		tx := testdb.BeginAs(t, db.Runtime, scopes, scopes)
+		_, err := tx.Exec(ctx, `SELECT recall.ensure_vector_index($1)`, dim)
+		if sqlState(err) != "22023" {
+			t.Errorf("dimension %d: %v, want SQLSTATE 22023", dim, err)
+		}
+		_ = tx.Rollback(ctx)
+	}
+}
+
+// TestLexemes: the BM25 lane's lexical data follows text and source title, and document
+// length counts lexeme occurrences (tf units, stop words excluded).
+func TestLexemes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tx := testdb.Tx(t, []string{"acme"}, []string{"acme"})
+	var src, mem int64
+	if err := tx.QueryRow(ctx, `INSERT INTO recall.sources (external_id, scopes, title) VALUES ('s', '{acme}', 'Quantum Widgets') RETURNING id`).Scan(&src); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRow(ctx, `INSERT INTO recall.memories (external_id, scopes, text, source_id)
+		VALUES ('m', '{acme}', 'The cats are running and the cats sleep.', $1) RETURNING id`, src).Scan(&mem); err != nil {
+		t.Fatal(err)
+	}
+	check := func(want string, wantLen int) {
+		t.Helper()
+		var lex string
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT lexemes::text, doc_len FROM recall.memories WHERE id = $1`, mem).Scan(&lex, &n); err != nil {
+			t.Fatal(err)
+		}
+		if lex != want || n != wantLen {
+			t.Fatalf("lexemes %s, doc_len %d; want %s, %d", lex, n, want, wantLen)
+		}
+	}
+	// "quantum widget" (2) + "cat run cat sleep" (4); stop words drop out.
+	check(`'cat':4,9 'quantum':1 'run':6 'sleep':10 'widget':2`, 6)
+
+	if _, err := tx.Exec(ctx, `UPDATE recall.sources SET title = 'Dogs' WHERE id = $1`, src); err != nil {
+		t.Fatal(err)
+	}
+	check(`'cat':3,8 'dog':1 'run':5 'sleep':9`, 5)
+
+	if _, err := tx.Exec(ctx, `UPDATE recall.memories SET text = 'Sleep.' WHERE id = $1`, mem); err != nil {
+		t.Fatal(err)
+	}
+	check(`'dog':1 'sleep':2`, 2)
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# db.sh: a private PostgreSQL server for this checkout (tests, benchmarks, demo).
+#
+#   scripts/db.sh start   install if missing, init if missing, start if stopped; prints the admin URL last
+#   scripts/db.sh url     prints the admin URL (no side effects)
+#   scripts/db.sh status  says whether the server runs
+#   scripts/db.sh stop    stops the server
+#   scripts/db.sh clean   stops the server and deletes its data directory
+#
+# The server is for development: fsync is off, authentication is trust on 127.0.0.1 only.
+# Environment: RECALL_PG_DIR (default <checkout>/.pg), RECALL_PG_PORT (default: derived from
+# the checkout path, the first free port from there; remembered in RECALL_PG_DIR/port).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_MAJOR=${PG_MAJOR:-15}
+PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin
+pgdir=${RECALL_PG_DIR:-$root/.pg}
+data=$pgdir/data
+logfile=$pgdir/server.log
+
+log() { printf 'db: %s\n' "$*" >&2; }
+die() { printf 'db: error: %s\n' "$*" >&2; exit 1; }
+
+# as_pg runs a command as the server's OS user: postgres when we are root (initdb refuses root).
+as_pg() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+port_busy() { (: <"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# our_port prints the port this checkout's server uses, choosing and remembering one if needed.
+our_port() {
+	if [ -n "${RECALL_PG_PORT:-}" ]; then
+		echo "$RECALL_PG_PORT"
+		return
+	fi
+	if [ -s "$pgdir/port" ]; then
+		cat "$pgdir/port"
+		return
+	fi
+	local base p
+	base=$((20000 + $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 20000))
+	for p in $(seq "$base" $((base + 100))); do
+		if ! port_busy "$p"; then
+			mkdir -p "$pgdir"
+			echo "$p" >"$pgdir/port"
+			echo "$p"
+			return
+		fi
+	done
+	die "no free port in $base-$((base + 100)); set RECALL_PG_PORT to a free port"
+}
+
+admin_url() { echo "postgres://postgres@127.0.0.1:$1/postgres?sslmode=disable"; }
+
+running() { [ -f "$data/postmaster.pid" ] && as_pg "$PGBIN/pg_ctl" -D "$data" status >/dev/null 2>&1; }
+
+init_cluster() {
+	local port=$1 tmp=$data.initdb
+	# A data directory is complete only once it has our marker; initdb writes into a temporary
+	# directory that is renamed at the end, so an interrupted run leaves nothing half-made at $data.
+	if [ -d "$data" ] && [ ! -f "$data/recall.ready" ]; then
+		die "$data exists but is not a complete data directory (an earlier setup was interrupted?). Remove it with 'scripts/db.sh clean' (or 'make db-clean') and run 'make db' again."
+	fi
+	[ -d "$data" ] && return 0
+	rm -rf "$tmp"
+	mkdir -p "$pgdir"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown postgres: "$pgdir"
+		if ! runuser -u postgres -- test -w "$pgdir"; then
+			die "user postgres cannot write $pgdir (a parent directory is not searchable?); set RECALL_PG_DIR to a directory it can reach"
+		fi
+	fi
+	log "initdb $data"
+	as_pg "$PGBIN/initdb" -D "$tmp" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$pgdir/initdb.log" 2>&1 \
+		|| die "initdb failed; see $pgdir/initdb.log"
+	cat >>"$tmp/postgresql.conf" <<CONF
+
+# recall: private development server for $root
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = ''
+max_connections = 300
+shared_buffers = 1GB
+work_mem = 32MB
+maintenance_work_mem = 1GB
+effective_cache_size = 8GB
+max_parallel_maintenance_workers = 1
+jit = off
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+wal_level = minimal
+max_wal_senders = 0
+checkpoint_timeout = 30min
+max_wal_size = 8GB
+log_min_messages = warning
+log_min_error_statement = panic
+CONF
+	touch "$tmp/recall.ready"
+	as_pg chmod 0700 "$tmp"
+	mv "$tmp" "$data"
+}
+
+bootstrap_roles() {
+	# Roles are cluster-wide; sql/roles.sql documents them and is shared with the test harness.
+	psql -X -q -v ON_ERROR_STOP=1 -f "$root/sql/roles.sql" "$1" >/dev/null
+}
+
+cmd_start() {
+	"$root/scripts/pg-install.sh"
+	local port url
+	port=$(our_port)
+	url=$(admin_url "$port")
+	init_cluster "$port"
+	if running; then
+		pg_isready -q -h 127.0.0.1 -p "$port" -t 10 \
+			|| die "a server runs on $data but does not answer on port $port; see $logfile, or 'make db-stop' then 'make db'"
+	else
+		if port_busy "$port"; then
+			die "port $port is in use by another process; stop it, or set RECALL_PG_PORT to a free port (and remove $pgdir/port)"
+		fi
+		log "starting PostgreSQL $PG_MAJOR on 127.0.0.1:$port ($data)"
+		as_pg touch "$logfile" 2>/dev/null || true
+		if ! as_pg "$PGBIN/pg_ctl" -D "$data" -l "$logfile" -o "-p $port" -w -t 60 start >/dev/null; then
+			tail -n 20 "$logfile" >&2 || true
+			die "PostgreSQL did not start; the log above is from $logfile"
+		fi
+	fi
+	bootstrap_roles "$url"
+	echo "$url"
+}
+
+cmd_stop() {
+	if running; then
+		as_pg "$PGBIN/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+		log "stopped"
+	else
+		log "not running"
+	fi
+}
+
+case "${1:-start}" in
+start) cmd_start ;;
+url) admin_url "$(our_port)" ;;
+status)
+	if running; then echo "running: $(admin_url "$(our_port)")"; else echo "stopped"; exit 3; fi
+	;;
+stop) cmd_stop ;;
+clean)
+	cmd_stop
+	rm -rf "$pgdir"
+	log "removed $pgdir"
+	;;
+*) die "usage: scripts/db.sh start|url|status|stop|clean" ;;
+esac
