@@ -117,7 +117,7 @@ func NewPool(ctx context.Context, admin *pgx.ConnConfig, role, database string) 
 	}
 	pc.ConnConfig = roleConfig(admin, role, database)
 	pc.MaxConns = 16
-	pc.AfterConnect = func(ctx context.Context, c *pgx.Conn) error { return pgxvec.RegisterTypes(ctx, c) }
+	pc.AfterConnect = pgxvec.RegisterTypes
 	return pgxpool.NewWithConfig(ctx, pc)
 }
 
