@@ -22,8 +22,8 @@ func TestUpDownUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	sources := p.ListSources()
-	if len(sources) < 4 {
-		t.Fatalf("found %d migrations, want at least 4", len(sources))
+	if len(sources) < 5 {
+		t.Fatalf("found %d migrations, want at least 5", len(sources))
 	}
 	last := sources[len(sources)-1].Version
 
@@ -58,12 +58,12 @@ func TestUpDownUp(t *testing.T) {
 		if err != nil || v != last {
 			t.Fatalf("round %d: version %d (%v), want %d", round, v, err, last)
 		}
-		if got := tables(); got != 7 {
-			t.Fatalf("round %d: %d tables in schema recall, want 7", round, got)
+		if got := tables(); got != 10 {
+			t.Fatalf("round %d: %d tables in schema recall, want 10", round, got)
 		}
-		// 4 policies per table plus 2 restrictive link policies on 4 tables.
-		if got := policies(); got != 7*4+4*2 {
-			t.Fatalf("round %d: %d policies, want %d", round, got, 7*4+4*2)
+		// 4 policies per table, 2 restrictive link policies on 4 tables, 1 read policy on each BM25 table.
+		if got := policies(); got != 7*4+4*2+3 {
+			t.Fatalf("round %d: %d policies, want %d", round, got, 7*4+4*2+3)
 		}
 		// Up again is a no-op.
 		if res, err := p.Up(ctx); err != nil || len(res) != 0 {

@@ -3,9 +3,14 @@
 // not hold long SQL strings of its own. Import it under another name (recallsql).
 package sql
 
-import _ "embed"
+import "embed"
 
 // Roles creates the cluster roles recall_owner and recall_runtime when missing.
 //
 //go:embed roles.sql
 var Roles string
+
+// Lanes holds the recall statement's fragments (lanes/*.sql), read by the statement builder.
+//
+//go:embed lanes/*.sql
+var Lanes embed.FS

@@ -57,10 +57,14 @@ func Normalize(field string, names []string) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
+// Setting is a server setting applied with SET LOCAL semantics next to the scopes.
+type Setting struct{ Name, Value string }
+
 // Apply sets the caller's read and write scopes for the rest of tx (SET LOCAL semantics:
-// they vanish at commit or rollback) and turns JIT off for it. Both sets must already be
-// normalized; write must be a subset of read, so a caller never writes what it cannot see.
-func Apply(ctx context.Context, tx pgx.Tx, read, write []string) error {
+// they vanish at commit or rollback), turns JIT off for it, and applies settings, all in one
+// round trip. Both sets must already be normalized; write must be a subset of read, so a
+// caller never writes what it cannot see.
+func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Setting) error {
 	for _, w := range write {
 		if _, ok := slices.BinarySearch(read, w); !ok {
 			return &Error{Field: "write_scopes", Value: w, Problem: "a write scope must also be a read scope"}
@@ -72,10 +76,17 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string) error {
 	if write == nil {
 		write = []string{}
 	}
+	names := []string{"", "", "jit"}
+	values := []string{"", "", "off"}
+	for _, s := range settings {
+		names = append(names, s.Name)
+		values = append(values, s.Value)
+	}
 	_, err := tx.Exec(ctx,
 		`SELECT set_config('recall.read_scopes', $1::text[]::text, true),
 		        set_config('recall.write_scopes', $2::text[]::text, true),
-		        set_config('jit', 'off', true)`, read, write)
+		        (SELECT count(set_config(n, v, true)) FROM unnest($3::text[], $4::text[]) AS s(n, v) OFFSET 0)`,
+		read, write, names[2:], values[2:])
 	if err != nil {
 		return fmt.Errorf("scope: apply: %w", err)
 	}

@@ -1,0 +1,52 @@
+-- bm25: Okapi BM25 over the source title and the text, with the caller's statistics.
+-- bm25_corpus and bm25_terms are kept per scope set and read under row security, so N, avgdl
+-- and df count exactly the rows the caller can see. Candidates are the best bm25_postings
+-- postings per query term and visible scope set (impact order; NULL reads them all, which the
+-- executor does when filters are set); each candidate is then scored exactly over every query
+-- term: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)).
+bm25_terms_q AS MATERIALIZED (
+  SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
+),
+bm25_sets AS MATERIALIZED (
+  SELECT c.scopes, c.docs, c.total_len FROM recall.bm25_corpus c
+),
+bm25_stats AS MATERIALIZED (
+  SELECT coalesce(sum(docs), 0)::float8 AS n,
+         coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
+  FROM bm25_sets
+),
+bm25_idf AS MATERIALIZED (
+  SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+  FROM bm25_terms_q q
+  CROSS JOIN bm25_stats s
+  CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df FROM recall.bm25_terms t WHERE t.term = q.term) d
+  WHERE d.df > 0
+),
+bm25_candidates AS MATERIALIZED (
+  SELECT DISTINCT p.memory_id AS id
+  FROM bm25_idf q
+  CROSS JOIN bm25_sets s
+  CROSS JOIN LATERAL (
+    SELECT p.memory_id FROM recall.bm25_postings p
+    WHERE p.scopes = s.scopes AND p.term = q.term
+    ORDER BY p.impact DESC
+    LIMIT @bm25_postings::int
+  ) p
+),
+bm25_lane AS (
+  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  FROM (
+    SELECT c.id, sum(i.idf * p.tf * (@bm25_k1::float8 + 1)
+               / (p.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * p.doc_len / s.avgdl))) AS score
+    FROM bm25_candidates c
+    JOIN recall.memories m ON m.id = c.id
+    JOIN recall.bm25_postings p ON p.memory_id = c.id
+    JOIN bm25_idf i ON i.term = p.term
+    CROSS JOIN bm25_stats s
+    WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    GROUP BY c.id
+  ) x
+  ORDER BY x.score DESC, x.id
+  LIMIT @bm25_k::int
+)

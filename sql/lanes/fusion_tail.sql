@@ -1,0 +1,12 @@
+SELECT f.*,
+       f.rrf
+         + @w_recency::float8 * coalesce(exp(-ln(2) * extract(epoch FROM @now::timestamptz - m.last_accessed) / @recency_half_life::float8), 0)
+         + @w_frequency::float8 * ln(1 + m.access_count) AS fused,
+       m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
+       m.last_accessed, m.access_count, m.source_id,
+       coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri
+FROM fused_rrf f
+JOIN recall.memories m ON m.id = f.id
+LEFT JOIN recall.sources s ON s.id = m.source_id
+ORDER BY fused DESC, f.id
+LIMIT @k::int

@@ -1,0 +1,263 @@
+WITH RECURSIVE
+vector_hits AS MATERIALIZED (
+  SELECT m.id, m.embedding::vector(384) <=> @qvec::vector(384) AS distance
+  FROM recall.memories m
+  WHERE vector_dims(m.embedding) = 384
+    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+  ORDER BY m.embedding::vector(384) <=> @qvec::vector(384)
+  LIMIT @vector_k::int
+),
+vector_lane AS (
+  SELECT id, row_number() OVER (ORDER BY distance, id) AS rank, 1 - distance AS score
+  FROM vector_hits
+  WHERE distance <= @vector_max_distance::float8
+),
+bm25_terms_q AS MATERIALIZED (
+  SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
+),
+bm25_sets AS MATERIALIZED (
+  SELECT c.scopes, c.docs, c.total_len FROM recall.bm25_corpus c
+),
+bm25_stats AS MATERIALIZED (
+  SELECT coalesce(sum(docs), 0)::float8 AS n,
+         coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
+  FROM bm25_sets
+),
+bm25_idf AS MATERIALIZED (
+  SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+  FROM bm25_terms_q q
+  CROSS JOIN bm25_stats s
+  CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df FROM recall.bm25_terms t WHERE t.term = q.term) d
+  WHERE d.df > 0
+),
+bm25_candidates AS MATERIALIZED (
+  SELECT DISTINCT p.memory_id AS id
+  FROM bm25_idf q
+  CROSS JOIN bm25_sets s
+  CROSS JOIN LATERAL (
+    SELECT p.memory_id FROM recall.bm25_postings p
+    WHERE p.scopes = s.scopes AND p.term = q.term
+    ORDER BY p.impact DESC
+    LIMIT @bm25_postings::int
+  ) p
+),
+bm25_lane AS (
+  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  FROM (
+    SELECT c.id, sum(i.idf * p.tf * (@bm25_k1::float8 + 1)
+               / (p.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * p.doc_len / s.avgdl))) AS score
+    FROM bm25_candidates c
+    JOIN recall.memories m ON m.id = c.id
+    JOIN recall.bm25_postings p ON p.memory_id = c.id
+    JOIN bm25_idf i ON i.term = p.term
+    CROSS JOIN bm25_stats s
+    WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    GROUP BY c.id
+  ) x
+  ORDER BY x.score DESC, x.id
+  LIMIT @bm25_k::int
+),
+mention_entities AS MATERIALIZED (
+  SELECT id, max(sim) AS sim FROM (
+    SELECT e.id, 1.0::float8 AS sim FROM recall.entities e WHERE e.keys && @qentities::text[]
+    UNION ALL
+    SELECT e.id, word_similarity(lower(e.name), @qlower::text)::float8
+    FROM recall.entities e
+    WHERE lower(e.name) <% @qlower::text
+      AND word_similarity(lower(e.name), @qlower::text) >= @mention_floor::float8
+  ) x
+  GROUP BY id
+  ORDER BY max(sim) DESC, id
+  LIMIT @mention_entities_k::int
+),
+mention_lane AS (
+  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  FROM (
+    SELECT mn.memory_id AS id, max(me.sim) AS score
+    FROM mention_entities me
+    JOIN recall.mentions mn ON mn.entity_id = me.id
+    JOIN recall.memories m ON m.id = mn.memory_id
+    WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    GROUP BY mn.memory_id
+  ) x
+  ORDER BY x.score DESC, x.id
+  LIMIT @mention_k::int
+),
+title_sources AS MATERIALIZED (
+  SELECT s.id, word_similarity(lower(s.title), @qlower::text)::float8 AS sim,
+         length(s.title) >= 3 AND strpos(@qlower::text, lower(s.title)) > 0 AS direct
+  FROM recall.sources s
+  WHERE lower(s.title) <% @qlower::text
+    AND word_similarity(lower(s.title), @qlower::text) >= @title_floor::float8
+  ORDER BY sim DESC, s.id
+  LIMIT @title_sources_k::int
+),
+title_lane AS (
+  SELECT m.id, row_number() OVER (ORDER BY t.sim DESC, m.id) AS rank, t.sim AS score, t.direct
+  FROM title_sources t
+  JOIN recall.memories m ON m.source_id = t.id
+  WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+  ORDER BY t.sim DESC, m.id
+  LIMIT @title_k::int
+),
+graph_named AS MATERIALIZED (
+  SELECT id FROM mention_entities
+),
+graph_seeds AS MATERIALIZED (
+  SELECT id FROM graph_named
+  UNION
+  SELECT mn.entity_id
+  FROM (SELECT id FROM vector_hits ORDER BY distance, id LIMIT @graph_seed_hits::int) v
+  JOIN recall.mentions mn ON mn.memory_id = v.id
+  WHERE NOT EXISTS (SELECT 1 FROM graph_named)
+),
+graph_walk (id, depth) AS (
+  SELECT id, 0 FROM graph_seeds
+  UNION
+  SELECT nb.id, w.depth + 1
+  FROM graph_walk w
+  CROSS JOIN LATERAL (
+    SELECT r.dst_id AS id FROM recall.relations r WHERE r.src_id = w.id
+    UNION ALL
+    SELECT r.src_id FROM recall.relations r WHERE r.dst_id = w.id
+  ) nb
+  WHERE w.depth < @graph_hops::int
+),
+graph_nodes AS MATERIALIZED (
+  SELECT row_number() OVER (ORDER BY x.depth, x.id)::int AS ord, x.id, x.depth = 0 AS seed
+  FROM (
+    SELECT w.id, min(w.depth) AS depth
+    FROM graph_walk w
+    JOIN recall.entities e ON e.id = w.id
+    GROUP BY w.id
+    ORDER BY min(w.depth), w.id
+    LIMIT @graph_frontier::int
+  ) x
+),
+graph_edges AS MATERIALIZED (
+  SELECT src, dst, w / sum(w) OVER (PARTITION BY src) AS wn
+  FROM (
+    SELECT src, dst, sum(w) AS w FROM (
+      SELECT a.ord AS src, b.ord AS dst, r.weight AS w
+      FROM recall.relations r
+      JOIN graph_nodes a ON a.id = r.src_id
+      JOIN graph_nodes b ON b.id = r.dst_id
+      UNION ALL
+      SELECT b.ord, a.ord, r.weight
+      FROM recall.relations r
+      JOIN graph_nodes a ON a.id = r.src_id
+      JOIN graph_nodes b ON b.id = r.dst_id
+    ) u
+    GROUP BY src, dst
+  ) g
+),
+graph_p AS MATERIALIZED (
+  SELECT n.ord, n.id,
+         CASE WHEN n.seed THEN 1.0::float8 / (SELECT count(*) FROM graph_nodes WHERE seed) ELSE 0::float8 END AS p,
+         NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.src = n.ord) AS dangling
+  FROM graph_nodes n
+),
+graph_ppr (i, r) AS (
+  SELECT 0, (SELECT array_agg(p ORDER BY ord) FROM graph_p)
+  UNION ALL
+  SELECT g.i + 1, (
+    SELECT array_agg((1 - @graph_damping::float8) * n.p
+                     + @graph_damping::float8 * (coalesce(x.mass, 0) + d.mass * n.p) ORDER BY n.ord)
+    FROM graph_p n
+    LEFT JOIN (SELECT e.dst, sum(g.r[e.src] * e.wn) AS mass FROM graph_edges e GROUP BY e.dst) x
+      ON x.dst = n.ord
+    CROSS JOIN (SELECT coalesce(sum(g.r[q.ord]), 0) AS mass FROM graph_p q WHERE q.dangling) d
+  )
+  FROM graph_ppr g
+  WHERE g.i < @graph_iterations::int
+),
+graph_mass AS MATERIALIZED (
+  SELECT n.id, f.r[n.ord] AS mass
+  FROM graph_p n
+  CROSS JOIN (SELECT r FROM graph_ppr ORDER BY i DESC LIMIT 1) f
+),
+graph_lane AS (
+  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  FROM (
+    SELECT mn.memory_id AS id, sum(g.mass) AS score
+    FROM graph_mass g
+    JOIN recall.mentions mn ON mn.entity_id = g.id
+    JOIN recall.memories m ON m.id = mn.memory_id
+    WHERE g.mass > 0
+      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    GROUP BY mn.memory_id
+  ) x
+  ORDER BY x.score DESC, x.id
+  LIMIT @graph_k::int
+),
+temporal_lane AS (
+  SELECT x.id, row_number() OVER (ORDER BY x.gap, x.mid, x.id) AS rank,
+         1 / (1 + x.gap / @temporal_scale::float8) AS score
+  FROM (
+    SELECT m.id,
+           greatest(extract(epoch FROM @t_start::timestamptz - coalesce(m.occurred_end, m.occurred_start)),
+                    extract(epoch FROM m.occurred_start - @t_end::timestamptz), 0)::float8 AS gap,
+           abs(extract(epoch FROM m.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2)))::float8 AS mid
+    FROM recall.memories m
+    WHERE @t_start::timestamptz IS NOT NULL
+      AND m.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
+      AND coalesce(m.occurred_end, m.occurred_start) >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
+      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    ORDER BY gap, mid, m.id
+    LIMIT @temporal_k::int
+  ) x
+),
+candidates AS (
+  SELECT id FROM vector_lane
+  UNION
+  SELECT id FROM bm25_lane
+  UNION
+  SELECT id FROM mention_lane
+  UNION
+  SELECT id FROM graph_lane
+  UNION
+  SELECT id FROM temporal_lane
+  UNION
+  SELECT id FROM title_lane
+),
+fused_rrf AS (
+  SELECT c.id,
+    vector_lane.rank AS vector_rank, vector_lane.score::float8 AS vector_score,
+    bm25_lane.rank AS bm25_rank, bm25_lane.score::float8 AS bm25_score,
+    mention_lane.rank AS mention_rank, mention_lane.score::float8 AS mention_score,
+    graph_lane.rank AS graph_rank, graph_lane.score::float8 AS graph_score,
+    temporal_lane.rank AS temporal_rank, temporal_lane.score::float8 AS temporal_score,
+    title_lane.rank AS title_rank, title_lane.score::float8 AS title_score,
+    coalesce(title_lane.direct, false) AS direct,
+    coalesce(@w_vector::float8 / (@rrf_k::float8 + vector_lane.rank), 0)
+      + coalesce(@w_bm25::float8 / (@rrf_k::float8 + bm25_lane.rank), 0)
+      + coalesce(@w_mention::float8 / (@rrf_k::float8 + mention_lane.rank), 0)
+      + coalesce(@w_graph::float8 / (@rrf_k::float8 + graph_lane.rank), 0)
+      + coalesce(@w_temporal::float8 / (@rrf_k::float8 + temporal_lane.rank), 0)
+      + coalesce(@w_title::float8 / (@rrf_k::float8 + title_lane.rank), 0) AS rrf
+  FROM candidates c
+  LEFT JOIN vector_lane ON vector_lane.id = c.id
+  LEFT JOIN bm25_lane ON bm25_lane.id = c.id
+  LEFT JOIN mention_lane ON mention_lane.id = c.id
+  LEFT JOIN graph_lane ON graph_lane.id = c.id
+  LEFT JOIN temporal_lane ON temporal_lane.id = c.id
+  LEFT JOIN title_lane ON title_lane.id = c.id
+)
+SELECT f.*,
+       f.rrf
+         + @w_recency::float8 * coalesce(exp(-ln(2) * extract(epoch FROM @now::timestamptz - m.last_accessed) / @recency_half_life::float8), 0)
+         + @w_frequency::float8 * ln(1 + m.access_count) AS fused,
+       m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
+       m.last_accessed, m.access_count, m.source_id,
+       coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri
+FROM fused_rrf f
+JOIN recall.memories m ON m.id = f.id
+LEFT JOIN recall.sources s ON s.id = m.source_id
+ORDER BY fused DESC, f.id
+LIMIT @k::int
