@@ -21,7 +21,7 @@ import (
 // takes effect on the next call with no cache invalidation. DefaultSettings documents the
 // defaults.
 type Settings struct {
-	RRFK    float64          // RRF constant k in weight / (k + rank)
+	RRFK    float64           // RRF constant k in weight / (k + rank)
 	Weights [NumLanes]float64 // per-lane RRF weight
 
 	VectorK           int     // vector lane depth
