@@ -1,0 +1,234 @@
+package statement_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"testing"
+
+	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/statement"
+)
+
+type edge struct {
+	a, b   int
+	w      float64
+	scopes string
+}
+
+// pprReference is personalized PageRank by power iteration on the visible graph, as the
+// graph lane documents it: nodes within hops of the seeds, undirected edges summed by weight,
+// dangling mass returned through the personalization vector.
+func pprReference(n int, visibleNode func(int) bool, edges []edge, visibleEdge func(edge) bool, seeds []int, hops, iters int, d float64) map[int]float64 {
+	adj := map[int]map[int]float64{}
+	add := func(a, b int, w float64) {
+		if adj[a] == nil {
+			adj[a] = map[int]float64{}
+		}
+		adj[a][b] += w
+	}
+	for _, e := range edges {
+		if visibleEdge(e) {
+			add(e.a, e.b, e.w)
+			add(e.b, e.a, e.w)
+		}
+	}
+	// The walk follows visible relations, then keeps the visible entities it reached.
+	depth := map[int]int{}
+	frontier := []int{}
+	for _, s := range seeds {
+		depth[s] = 0
+		frontier = append(frontier, s)
+	}
+	for h := 1; h <= hops; h++ {
+		var next []int
+		for _, u := range frontier {
+			for v := range adj[u] {
+				if _, ok := depth[v]; !ok {
+					depth[v] = h
+					next = append(next, v)
+				}
+			}
+		}
+		frontier = next
+	}
+	in := map[int]bool{}
+	for v := range depth {
+		if visibleNode(v) {
+			in[v] = true
+		}
+	}
+	p := map[int]float64{}
+	nseeds := 0
+	for _, s := range seeds {
+		if in[s] {
+			nseeds++
+		}
+	}
+	for _, s := range seeds {
+		if in[s] {
+			p[s] = 1 / float64(nseeds)
+		}
+	}
+	out := map[int]map[int]float64{}
+	for u := range in {
+		var total float64
+		for v, w := range adj[u] {
+			if in[v] {
+				total += w
+			}
+		}
+		for v, w := range adj[u] {
+			if in[v] {
+				if out[u] == nil {
+					out[u] = map[int]float64{}
+				}
+				out[u][v] = w / total
+			}
+		}
+	}
+	r := map[int]float64{}
+	for v := range in {
+		r[v] = p[v]
+	}
+	for range iters {
+		next := map[int]float64{}
+		var dangling float64
+		for u := range in {
+			if len(out[u]) == 0 {
+				dangling += r[u]
+			}
+			for v, w := range out[u] {
+				next[v] += r[u] * w
+			}
+		}
+		for v := range in {
+			next[v] = (1-d)*p[v] + d*(next[v]+dangling*p[v])
+		}
+		r = next
+	}
+	return r
+}
+
+// TestGraphMatchesPowerIteration: the graph lane's memory scores equal the summed PageRank
+// mass, computed in Go by power iteration on the caller's visible subgraph, of the entities
+// each memory mentions.
+func TestGraphMatchesPowerIteration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	const n = 14
+	// Entity i is in scope beta when i%5 == 4 (invisible to acme); a few edges are beta too.
+	entScope := func(i int) string {
+		if i%5 == 4 {
+			return "{beta}"
+		}
+		return "{acme}"
+	}
+	edges := []edge{
+		{0, 1, 1, "{acme}"}, {1, 2, 2, "{acme}"}, {2, 3, 0.5, "{acme}"}, {0, 3, 1.5, "{acme}"},
+		{3, 5, 1, "{acme}"}, {5, 6, 3, "{acme}"}, {6, 7, 1, "{acme}"}, {7, 8, 1, "{acme}"},
+		{1, 9, 1, "{acme,beta}"}, {9, 10, 1, "{acme,beta}"}, {2, 11, 1, "{acme}"}, {11, 12, 2, "{acme}"},
+		{0, 2, 1, "{beta}"}, {12, 13, 1, "{acme}"}, {0, 10, 0.7, "{acme}"}, {1, 2, 0.5, "{acme}"},
+	}
+	tx := testdb.BeginAs(t, db.Runtime, []string{"acme", "beta"}, []string{"acme", "beta"})
+	ids := make([]int64, n)
+	for i := range n {
+		if err := tx.QueryRow(ctx, `INSERT INTO recall.entities (external_id, scopes, name) VALUES ($1, $2, $3) RETURNING id`,
+			fmt.Sprintf("e%d", i), entScope(i), fmt.Sprintf("Node%c", 'A'+i)).Scan(&ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range edges {
+		// A relation may only be written by someone who sees both ends; its own scopes are
+		// what decides who walks it.
+		if _, err := tx.Exec(ctx, `INSERT INTO recall.relations (scopes, src_id, dst_id, weight, predicate) VALUES ($1, $2, $3, $4, $5)`,
+			e.scopes, ids[e.a], ids[e.b], e.w, fmt.Sprintf("p%d_%d_%v", e.a, e.b, e.w)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Memory j mentions entities j%n and (3j+1)%n.
+	mems := make([]int64, 20)
+	mentions := map[int64][]int{}
+	for j := range mems {
+		if err := tx.QueryRow(ctx, `INSERT INTO recall.memories (external_id, scopes, text) VALUES ($1, '{acme}', 'plain words') RETURNING id`,
+			fmt.Sprintf("m%d", j)).Scan(&mems[j]); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range []int{j % n, (3*j + 1) % n} {
+			if entScope(e) != "{acme}" {
+				continue
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO recall.mentions (memory_id, entity_id, scopes) VALUES ($1, $2, '{acme}') ON CONFLICT DO NOTHING`, mems[j], ids[e]); err != nil {
+				t.Fatal(err)
+			}
+			if len(mentions[mems[j]]) == 0 || mentions[mems[j]][0] != e {
+				mentions[mems[j]] = append(mentions[mems[j]], e)
+			}
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	s := statement.DefaultSettings()
+	s.K, s.GraphK = 100, 100
+	for _, tc := range []struct {
+		raw   string
+		seeds []int
+		hops  int
+		iters int
+		d     float64
+	}{
+		{"tell me about nodea", []int{0}, 2, 20, 0.85},
+		{"nodea and nodeg", []int{0, 6}, 3, 50, 0.7},
+		{"what links nodec", []int{2}, 1, 5, 0.9},
+	} {
+		s.GraphHops, s.GraphIterations, s.GraphDamping = tc.hops, tc.iters, tc.d
+		got := run(t, db, []string{"acme"}, statement.Only(statement.Graph),
+			statement.Query{Text: tc.raw, Raw: tc.raw, Vector: unitVector(1, 3)}, s)
+		acmeOnly := func(e edge) bool { return e.scopes != "{beta}" }
+		mass := pprReference(n, func(i int) bool { return entScope(i) == "{acme}" }, edges, acmeOnly, tc.seeds, tc.hops, tc.iters, tc.d)
+		want := map[int64]float64{}
+		for m, es := range mentions {
+			for _, e := range es {
+				if mass[e] > 0 {
+					want[m] += mass[e]
+				}
+			}
+		}
+		if len(want) < 5 {
+			t.Fatalf("%q: the reference reaches only %d memories; the fixture is too small to test", tc.raw, len(want))
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: graph lane returned %d memories, reference %d", tc.raw, len(got), len(want))
+		}
+		var total float64
+		for _, v := range mass {
+			total += v
+		}
+		if math.Abs(total-1) > 1e-9 {
+			t.Fatalf("reference mass sums to %g", total)
+		}
+		order := make([]int64, 0, len(want))
+		for m := range want {
+			order = append(order, m)
+		}
+		sort.Slice(order, func(i, j int) bool {
+			if want[order[i]] != want[order[j]] {
+				return want[order[i]] > want[order[j]]
+			}
+			return order[i] < order[j]
+		})
+		for i, c := range got {
+			h := c.Lanes[statement.Graph]
+			if math.Abs(h.Score-want[c.ID]) > 1e-6 {
+				t.Fatalf("%q: memory %d graph score %.9f, power iteration %.9f", tc.raw, c.ID, h.Score, want[c.ID])
+			}
+			if math.Abs(want[order[i]]-want[c.ID]) > 1e-9 {
+				t.Fatalf("%q: row %d is memory %d, the reference puts %d there", tc.raw, i, c.ID, order[i])
+			}
+		}
+	}
+}
