@@ -68,10 +68,10 @@ func (p Plan) Lanes() []Lane {
 // String names the plan: "maximal", a lane name ("bm25"), "-lane" (maximal minus a lane), or
 // lanes joined by "+".
 func (p Plan) String() string {
-	switch {
-	case p == Maximal:
+	switch p {
+	case Maximal:
 		return "maximal"
-	case p == 0:
+	case 0:
 		return "empty"
 	}
 	for l := range Lane(NumLanes) {
