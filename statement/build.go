@@ -132,7 +132,8 @@ func Build(shape Shape) (*Statement, error) {
 
 // fusion writes the candidates and fused_rrf CTEs: the union of the plan's lanes, each lane's
 // rank and score as columns (NULL for lanes not in the plan, so every plan scans the same
-// way), and sum(weight / (rrf_k + rank)).
+// way; a trace reads this same statement), and Reciprocal Rank Fusion,
+// sum(weight / (rrf_k + rank)). sql/lanes/fusion_tail.sql adds the recency and frequency terms.
 func fusion(plan Plan) string {
 	var b strings.Builder
 	b.WriteString("candidates AS (\n")

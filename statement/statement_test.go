@@ -157,36 +157,28 @@ func TestFusionRecomputed(t *testing.T) {
 	if len(got) < 20 {
 		t.Fatalf("only %d rows", len(got))
 	}
-	var rows []struct {
-		id    int64
-		count int64
-		last  *time.Time
-	}
 	rs, err := db.Owner.Query(ctx, `SELECT id, access_count, last_accessed FROM recall.memories`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	access := map[int64]struct {
+	type accessRow struct {
 		count int64
 		last  *time.Time
-	}{}
+	}
+	access := map[int64]accessRow{}
 	for rs.Next() {
-		var r struct {
-			id    int64
-			count int64
-			last  *time.Time
-		}
-		if err := rs.Scan(&r.id, &r.count, &r.last); err != nil {
+		var id int64
+		var r accessRow
+		if err := rs.Scan(&id, &r.count, &r.last); err != nil {
 			t.Fatal(err)
 		}
-		rows = append(rows, r)
-		access[r.id] = struct {
-			count int64
-			last  *time.Time
-		}{r.count, r.last}
+		access[id] = r
 	}
-	if len(rows) != 120 {
-		t.Fatalf("%d memories", len(rows))
+	if rs.Err() != nil {
+		t.Fatal(rs.Err())
+	}
+	if len(access) != 120 {
+		t.Fatalf("%d memories", len(access))
 	}
 	for i, c := range got {
 		var rrf float64

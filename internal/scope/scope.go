@@ -76,8 +76,8 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 	if write == nil {
 		write = []string{}
 	}
-	names := []string{"", "", "jit"}
-	values := []string{"", "", "off"}
+	names := []string{"jit"}
+	values := []string{"off"}
 	for _, s := range settings {
 		names = append(names, s.Name)
 		values = append(values, s.Value)
@@ -86,7 +86,7 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 		`SELECT set_config('recall.read_scopes', $1::text[]::text, true),
 		        set_config('recall.write_scopes', $2::text[]::text, true),
 		        (SELECT count(set_config(n, v, true)) FROM unnest($3::text[], $4::text[]) AS s(n, v) OFFSET 0)`,
-		read, write, names[2:], values[2:])
+		read, write, names, values)
 	if err != nil {
 		return fmt.Errorf("scope: apply: %w", err)
 	}

@@ -1,3 +1,0 @@
--- fusion: Reciprocal Rank Fusion over the lanes of the plan, sum(weight / (rrf_k + rank)),
--- plus a recency term (half-life over last_accessed) and a frequency term ln(1 + access_count).
--- Every lane's rank and score stay as columns, so a trace reads this same statement.
