@@ -3,92 +3,89 @@ package statement_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/recall-engine/recall/internal/synth"
 	"github.com/recall-engine/recall/internal/testdb"
 	"github.com/recall-engine/recall/statement"
 )
 
-// loadSynthetic writes n memories in bulk: Zipf-distributed words over a 5,000-word
-// vocabulary, a random 384-dimension embedding, an occurred time, and two mentions of 500
-// entities with co-occurrence relations. 99% of rows are in scope "big", 1% in "small".
-func loadSynthetic(b *testing.B, db *testdb.DB, n int) {
+// benchCorpus returns the synthetic corpus of RECALL_BENCH_N memories (default 10,000) and
+// its database, generated once per server and migration hash and kept for later runs
+// (testdb.Persistent).
+func benchCorpus(b testing.TB) (*synth.Corpus, *testdb.DB) {
 	b.Helper()
-	ctx := context.Background()
-	tx := testdb.BeginAs(b, db.Runtime, []string{"big", "small"}, []string{"big", "small"})
-	for _, q := range []string{
-		`SELECT recall.ensure_vector_index(384)`,
-		`INSERT INTO recall.entities (external_id, scopes, name)
-		 SELECT 'e' || g, '{big}', 'Entity' || g FROM generate_series(1, 500) g`,
-		`INSERT INTO recall.memories (external_id, scopes, text, embedding, occurred_start)
-		 SELECT 'm' || g, CASE WHEN g % 100 = 0 THEN '{small}' ELSE '{big}' END::text[],
-		        (SELECT string_agg('w' || floor(5000 * power(random(), 3))::int, ' ') FROM generate_series(1, 30 + g * 0)),
-		        ARRAY(SELECT random() - 0.5 + g * 0 FROM generate_series(1, 384))::vector,
-		        '2026-01-01'::timestamptz + make_interval(hours => g % 8760)
-		 FROM generate_series(1, ` + strconv.Itoa(n) + `) g`,
-		`INSERT INTO recall.mentions (memory_id, entity_id, scopes)
-		 SELECT m.id, e.id, m.scopes FROM recall.memories m
-		 JOIN recall.entities e ON e.external_id IN ('e' || (1 + m.id % 500), 'e' || (1 + (m.id * 7) % 500))
-		 WHERE m.scopes = '{big}' ON CONFLICT DO NOTHING`,
-		`INSERT INTO recall.relations (scopes, src_id, dst_id, weight)
-		 SELECT '{big}', a.entity_id, b.entity_id, count(*)
-		 FROM recall.mentions a JOIN recall.mentions b ON a.memory_id = b.memory_id AND a.entity_id < b.entity_id
-		 GROUP BY 2, 3`,
-	} {
-		if _, err := tx.Exec(ctx, q); err != nil {
-			b.Fatal(err)
+	n := 10000
+	if v := os.Getenv("RECALL_BENCH_N"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1000 {
+			b.Fatalf("RECALL_BENCH_N=%q: want an integer >= 1000", v)
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := db.Owner.Exec(ctx, `VACUUM ANALYZE recall.memories, recall.bm25_postings, recall.bm25_terms, recall.mentions, recall.relations, recall.entities`); err != nil {
-		b.Fatal(err)
+	c := synth.New(synth.Config{N: n})
+	db := testdb.Persistent(b, fmt.Sprintf("synth%d_%d_%d", synth.Version, n, c.Cfg.Seed), func(db *testdb.DB) error {
+		start := time.Now()
+		last := time.Now()
+		err := c.Load(context.Background(), db.Owner, func(stage string, done, total int) {
+			if time.Since(last) > 10*time.Second || done == total {
+				last = time.Now()
+				fmt.Fprintf(os.Stderr, "synth: %s %d/%d (%v)\n", stage, done, total, time.Since(start).Round(time.Second))
+			}
+		})
+		return err
+	})
+	return c, db
+}
+
+func benchQuery(c *synth.Corpus, i int) statement.Query {
+	q := c.Query(i)
+	day := synth.Base.Add(time.Duration(i%700) * 24 * time.Hour)
+	return statement.Query{
+		Text: q.Text, Raw: q.Raw, Vector: q.Vector,
+		WindowStart: day, WindowEnd: day.Add(7 * 24 * time.Hour),
+		Now: synth.Base.Add(2 * 365 * 24 * time.Hour),
 	}
 }
 
-// BenchmarkMaximal runs the maximal statement at RECALL_BENCH_N memories (default 10,000)
-// for a caller of the big scope and of the 1% scope, and reports p50 and p95.
+func percentiles(b *testing.B, lat []time.Duration, prefix string) float64 {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	p50 := float64(lat[len(lat)/2].Microseconds()) / 1000
+	b.ReportMetric(p50, prefix+"p50_ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, prefix+"p95_ms")
+	return p50
+}
+
+// BenchmarkMaximal runs the maximal statement for a caller of the big scope (99% of rows)
+// and of the small one (1%), and each lane alone, reporting p50 and p95.
 func BenchmarkMaximal(b *testing.B) {
-	n := 10000
-	if v := os.Getenv("RECALL_BENCH_N"); v != "" {
-		n, _ = strconv.Atoi(v)
-	}
-	db := testdb.New(b)
-	start := time.Now()
-	loadSynthetic(b, db, n)
-	b.Logf("loaded %d memories in %v", n, time.Since(start).Round(time.Millisecond))
+	c, db := benchCorpus(b)
 	s := statement.DefaultSettings()
 	type arm struct {
 		plan  statement.Plan
 		scope string
 	}
-	arms := []arm{{statement.Maximal, "big"}, {statement.Maximal, "small"}}
+	arms := []arm{{statement.Maximal, synth.BigScope}, {statement.Maximal, synth.SmallScope}}
 	for l := range statement.Lane(statement.NumLanes) {
-		arms = append(arms, arm{statement.Only(l), "big"})
+		arms = append(arms, arm{statement.Only(l), synth.BigScope})
 	}
 	for _, a := range arms {
-		st, err := statement.Build(statement.Shape{Dim: 384, Fuzzy: true, Plan: a.plan})
+		st, err := statement.Build(statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: a.plan})
 		if err != nil {
 			b.Fatal(err)
 		}
-		scope := a.scope
-		b.Run(fmt.Sprintf("n=%d/plan=%s/scope=%s", n, a.plan, scope), func(b *testing.B) {
+		who := statement.Scopes{Read: []string{a.scope}}
+		b.Run(fmt.Sprintf("n=%d/plan=%s/scope=%s", c.Cfg.N, a.plan, a.scope), func(b *testing.B) {
 			var lat []time.Duration
 			i := 0
 			for b.Loop() {
 				i++
-				q := statement.Query{
-					Text: fmt.Sprintf("w%d w%d w%d w%d", i%50, 100+i%300, 1000+i%2000, 3000+i%1000),
-					Raw:  fmt.Sprintf("what did Entity%d do", 1+i%500), Vector: unitVector(uint64(i), 384),
-					WindowStart: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), WindowEnd: time.Date(2026, 3, 8, 0, 0, 0, 0, time.UTC),
-				}
 				t0 := time.Now()
-				out, err := statement.Run(context.Background(), db.Runtime, statement.Scopes{Read: []string{scope}}, st, q, s)
+				out, err := statement.Run(context.Background(), db.Runtime, who, st, benchQuery(c, i), s)
 				lat = append(lat, time.Since(t0))
 				if err != nil {
 					b.Fatal(err)
@@ -97,9 +94,93 @@ func BenchmarkMaximal(b *testing.B) {
 					b.Fatal("no rows")
 				}
 			}
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
-			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95_ms")
+			percentiles(b, lat, "")
 		})
 	}
+}
+
+// BenchmarkSingleVsSeparate alternates, query by query, the maximal statement and the same
+// lanes issued as separate statements (one per lane, one transaction, one snapshot) fused in
+// Go, and reports both latencies and their ratio (separate / single).
+func BenchmarkSingleVsSeparate(b *testing.B) {
+	c, db := benchCorpus(b)
+	s := statement.DefaultSettings()
+	shape := statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal}
+	single, err := statement.Build(shape)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lanes []*statement.Statement
+	for l := range statement.Lane(statement.NumLanes) {
+		st, err := statement.Build(statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: statement.Only(l)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		lanes = append(lanes, st)
+	}
+	who := statement.Scopes{Read: []string{synth.BigScope}}
+	ctx := context.Background()
+	b.Run(fmt.Sprintf("n=%d", c.Cfg.N), func(b *testing.B) {
+		var one, sep []time.Duration
+		i := 0
+		for b.Loop() {
+			i++
+			q := benchQuery(c, i)
+			t0 := time.Now()
+			a, err := statement.Run(ctx, db.Runtime, who, single, q, s)
+			one = append(one, time.Since(t0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			t0 = time.Now()
+			lists, err := statement.RunEach(ctx, db.Runtime, who, lanes, q, s)
+			fused := fuseInGo(lists, s)
+			sep = append(sep, time.Since(t0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(a) == 0 || len(fused) == 0 {
+				b.Fatal("no rows")
+			}
+		}
+		p1 := percentiles(b, one, "single_")
+		p2 := percentiles(b, sep, "separate_")
+		b.ReportMetric(p2/p1, "ratio")
+	})
+}
+
+// fuseInGo is the client-side equivalent of the statement's fusion: RRF over the lanes'
+// ranks plus the recency and frequency terms, best first, at most s.K rows.
+func fuseInGo(lists [][]statement.Candidate, s statement.Settings) []statement.Candidate {
+	byID := map[int64]*statement.Candidate{}
+	for l, list := range lists {
+		for _, c := range list {
+			m, ok := byID[c.ID]
+			if !ok {
+				cc := c
+				cc.RRF, cc.Score = 0, 0
+				m = &cc
+				byID[c.ID] = m
+			}
+			m.Lanes[l] = c.Lanes[l]
+			m.Direct = m.Direct || c.Direct
+		}
+	}
+	out := make([]statement.Candidate, 0, len(byID))
+	for _, c := range byID {
+		for l, h := range c.Lanes {
+			if h.Rank > 0 {
+				c.RRF += s.Weights[l] / (s.RRFK + float64(h.Rank))
+			}
+		}
+		c.Score = c.RRF + s.WFrequency*math.Log1p(float64(c.AccessCount))
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out[:min(len(out), s.K)]
 }

@@ -46,7 +46,10 @@ type Settings struct {
 	GraphIterations int     // power iterations
 	GraphHops       int     // walk radius around the seeds
 	GraphFrontier   int     // most entities in the walk
+	GraphDegree     int     // heaviest edges kept per entity
 	GraphSeedHits   int     // vector hits whose entities seed the walk when the query names none
+	GraphEntities   int     // entities with the most mass whose memories are candidates
+	GraphMentions   int     // newest memories read per such entity (0: all)
 
 	TemporalK     int     // temporal lane depth
 	TemporalScale float64 // seconds: score 1 / (1 + gap / scale)
@@ -82,8 +85,11 @@ func DefaultSettings() Settings {
 		GraphDamping:      0.85,
 		GraphIterations:   20,
 		GraphHops:         2,
-		GraphFrontier:     500,
+		GraphFrontier:     128,
+		GraphDegree:       16,
 		GraphSeedHits:     5,
+		GraphEntities:     20,
+		GraphMentions:     100,
 		TemporalK:         50,
 		TemporalScale:     86400,
 		TemporalSlack:     30 * 86400,
@@ -191,15 +197,18 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		"mention_k": s.MentionK, "mention_entities_k": s.MentionEntitiesK, "mention_floor": s.MentionFloor,
 		"title_k": s.TitleK, "title_sources_k": s.TitleSourcesK, "title_floor": s.TitleFloor,
 		"graph_k": s.GraphK, "graph_damping": s.GraphDamping, "graph_iterations": s.GraphIterations,
-		"graph_hops": s.GraphHops, "graph_frontier": s.GraphFrontier, "graph_seed_hits": s.GraphSeedHits,
+		"graph_hops": s.GraphHops, "graph_frontier": s.GraphFrontier, "graph_degree": s.GraphDegree, "graph_seed_hits": s.GraphSeedHits,
+		"graph_entities": s.GraphEntities, "graph_mentions": nullIfZero(s.GraphMentions),
 		"temporal_k": s.TemporalK, "temporal_scale": s.TemporalScale, "temporal_slack": s.TemporalSlack,
 		"t_start": nullTime(q.WindowStart), "t_end": nullTime(q.WindowEnd),
-		"f_kinds": nullSlice(f.Kinds), "f_tags": nullSlice(f.Tags), "f_tags_mode": string(tagsMode(f.TagsMode)),
+		"f_none": !f.active(), "f_kinds": nullSlice(f.Kinds), "f_tags": nullSlice(f.Tags), "f_tags_mode": string(tagsMode(f.TagsMode)),
 		"f_metadata": nullMap(f.Metadata), "f_from": nullTime(f.From), "f_to": nullTime(f.To),
 	}
 	if f.active() {
-		// A filter may hide most of a term's best postings: read them all so the lane is full.
+		// A filter may hide most of a term's best postings or an entity's newest memories:
+		// read them all so the lanes are full.
 		all["bm25_postings"] = nil
+		all["graph_mentions"] = nil
 	}
 	if st.Shape.Dim > 0 {
 		all["qvec"] = pgvector.NewVector(q.Vector)
@@ -256,9 +265,24 @@ func nullMap(m map[string]any) any {
 // Run executes st for q in one read-only transaction as the caller: scopes and settings with
 // SET LOCAL, then the statement. pool must connect as the runtime role.
 func Run(ctx context.Context, pool *pgxpool.Pool, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, error) {
-	args, err := st.Args(q, s)
+	out, err := RunEach(ctx, pool, who, []*Statement{st}, q, s)
 	if err != nil {
 		return nil, err
+	}
+	return out[0], nil
+}
+
+// RunEach executes several statements for q one after the other in one read-only
+// transaction as the caller (one snapshot), returning each one's candidates. It is how the
+// lanes run as separate queries, for comparison with the single statement.
+func RunEach(ctx context.Context, pool *pgxpool.Pool, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, error) {
+	args := make([]pgx.NamedArgs, len(sts))
+	for i, st := range sts {
+		a, err := st.Args(q, s)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = a
 	}
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -269,6 +293,9 @@ func Run(ctx context.Context, pool *pgxpool.Pool, who Scopes, st *Statement, q Q
 	settings := []scope.Setting{
 		{Name: "hnsw.ef_search", Value: strconv.Itoa(max(s.EfSearch, s.VectorK))},
 		{Name: "hnsw.iterative_scan", Value: "relaxed_order"},
+		// Every tunable is a bind, so one generic plan per connection serves every call:
+		// planning the maximal statement anew costs more than most of its lanes.
+		{Name: "plan_cache_mode", Value: "force_generic_plan"},
 		{Name: "pg_trgm.word_similarity_threshold", Value: strconv.FormatFloat(min(s.MentionFloor, s.TitleFloor), 'f', -1, 64)},
 	}
 	if s.Timeout > 0 {
@@ -277,13 +304,15 @@ func Run(ctx context.Context, pool *pgxpool.Pool, who Scopes, st *Statement, q Q
 	if err := scope.Apply(ctx, tx, who.Read, who.Write, settings...); err != nil {
 		return nil, interpretError(ctx, err)
 	}
-	rows, err := tx.Query(ctx, st.SQL, args)
-	if err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	out, err := pgx.CollectRows(rows, scanCandidate)
-	if err != nil {
-		return nil, interpretError(ctx, err)
+	out := make([][]Candidate, len(sts))
+	for i, st := range sts {
+		rows, err := tx.Query(ctx, st.SQL, args[i])
+		if err != nil {
+			return nil, interpretError(ctx, err)
+		}
+		if out[i], err = pgx.CollectRows(rows, scanCandidate); err != nil {
+			return nil, interpretError(ctx, err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, interpretError(ctx, err)

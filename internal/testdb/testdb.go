@@ -172,12 +172,12 @@ func dropDatabase(ctx context.Context, admin *pgx.ConnConfig, name string) error
 	})
 }
 
-// dropStale drops templates and shared databases of other migration hashes, best effort:
+// dropStale drops templates, shared and benchmark databases of other migration hashes, best effort:
 // one still in use by a concurrent run of an older checkout stays.
 func dropStale(ctx context.Context, c *pgx.Conn, current string) {
 	hash := current[len("recall_tpl_"):]
 	rows, err := c.Query(ctx, `SELECT datname FROM pg_database
-		WHERE datname ~ '^recall_(tpl|shared)_' AND right(datname, 16) <> $1`, hash)
+		WHERE datname ~ '^recall_(tpl|shared|bench)_' AND right(datname, 16) <> $1`, hash)
 	if err != nil {
 		return
 	}
@@ -379,4 +379,58 @@ func beginAs(t testing.TB, pool *pgxpool.Pool, read, write []string) pgx.Tx {
 		t.Fatal(err)
 	}
 	return tx
+}
+
+// Persistent returns a database kept across runs for benchmarks: the first call on a server
+// clones the template into a scratch database, fills it with fill, and renames it to
+// recall_bench_<name>_<migration hash>; later calls (and later runs) reuse it. fill must
+// leave the database complete: a failed or interrupted fill leaves only the scratch database,
+// which the next call drops. It is dropped when the migrations change or by make db-clean.
+// Tests must not change it.
+func Persistent(t testing.TB, name string, fill func(*DB) error) *DB {
+	t.Helper()
+	admin := AdminConfig(t)
+	ctx := context.Background()
+	final := "recall_bench_" + name + "_" + migrations.Hash()[:16]
+	building := "recall_build_" + name
+	if len(final) > 63 {
+		t.Fatalf("testdb: database name %q is over 63 bytes", final)
+	}
+	err := withAdmin(ctx, admin, admin.Database, func(c *pgx.Conn) error {
+		if _, err := c.Exec(ctx, "SELECT pg_advisory_lock(hashtext($1))", final); err != nil {
+			return err
+		}
+		defer c.Exec(context.Background(), "SELECT pg_advisory_unlock(hashtext($1))", final) //nolint:errcheck // the session ends right after
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", final).Scan(&n); err != nil {
+			return err
+		}
+		if n == 1 {
+			return nil
+		}
+		if err := dropDatabase(ctx, admin, building); err != nil {
+			return err
+		}
+		db, err := clone(ctx, admin, building)
+		if err != nil {
+			return err
+		}
+		err = fill(db)
+		db.Close()
+		if err != nil {
+			return fmt.Errorf("filling %s: %w", building, err)
+		}
+		_, err = c.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s",
+			pgx.Identifier{building}.Sanitize(), pgx.Identifier{final}.Sanitize()))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("testdb: persistent database %s: %v", final, err)
+	}
+	db, err := open(ctx, admin, final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
 }

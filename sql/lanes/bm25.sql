@@ -3,7 +3,9 @@
 -- and df count exactly the rows the caller can see. Candidates are the best bm25_postings
 -- postings per query term and visible scope set (impact order; NULL reads them all, which the
 -- executor does when filters are set); each candidate is then scored exactly over every query
--- term: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)).
+-- term (postings carry their memory's scopes, so they are visible exactly when it is; the
+-- memory itself is read only when filters are set, f_none false), summed in term order so
+-- the score does not depend on the plan: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)).
 bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
@@ -37,14 +39,16 @@ bm25_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
     SELECT c.id, sum(i.idf * p.tf * (@bm25_k1::float8 + 1)
-               / (p.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * p.doc_len / s.avgdl))) AS score
+               / (p.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * p.doc_len / s.avgdl))
+               ORDER BY p.term) AS score
     FROM bm25_candidates c
-    JOIN recall.memories m ON m.id = c.id
-    JOIN recall.bm25_postings p ON p.memory_id = c.id
-    JOIN bm25_idf i ON i.term = p.term
+    CROSS JOIN bm25_idf i
+    JOIN recall.bm25_postings p ON p.memory_id = c.id AND p.term = i.term
     CROSS JOIN bm25_stats s
-    WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    WHERE @f_none::bool OR EXISTS (
+      SELECT 1 FROM recall.memories m
+      WHERE m.id = c.id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
     GROUP BY c.id
   ) x
   ORDER BY x.score DESC, x.id

@@ -2,11 +2,13 @@
 -- names (mention_entities); when it names none, the entities mentioned by the best
 -- graph_seed_hits vector hits. The walk takes the visible entities within graph_hops of the
 -- seeds (at most graph_frontier, nearest first), treats relations as undirected edges
--- weighted by the sum of their weights, and iterates
+-- weighted by the sum of their weights, keeps each entity's graph_degree heaviest edges, and
+-- iterates
 --   r' = (1 - d) p + d (W r + dangling(r) p)
 -- graph_iterations times from r = p, where p is uniform over the seeds and W spreads each
--- node's mass over its edges in proportion to weight. A memory scores the summed mass of the
--- entities it mentions.
+-- node's mass over its edges in proportion to weight. Candidates are the newest
+-- graph_mentions memories of each of the graph_entities entities with the most mass; a
+-- candidate scores the summed mass of every walked entity it mentions.
 graph_named AS MATERIALIZED (
   SELECT id FROM mention_entities
 ),
@@ -41,27 +43,34 @@ graph_nodes AS MATERIALIZED (
     LIMIT @graph_frontier::int
   ) x
 ),
+-- graph_index maps entity ids to their place in the walk (a jsonb object: a binary search per
+-- lookup, where a join of two CTEs would be planned as nested loops on their low estimates).
+graph_index AS MATERIALIZED (
+  SELECT jsonb_object_agg(id::text, ord) AS ord_of, array_agg(id ORDER BY ord) AS ids
+  FROM graph_nodes
+),
 graph_edges AS MATERIALIZED (
-  SELECT src, dst, w / sum(w) OVER (PARTITION BY src) AS wn
+  SELECT x.src, x.dst, x.w / sum(x.w) OVER (PARTITION BY x.src) AS wn
   FROM (
-    SELECT src, dst, sum(w) AS w FROM (
-      SELECT a.ord AS src, b.ord AS dst, r.weight AS w
-      FROM recall.relations r
-      JOIN graph_nodes a ON a.id = r.src_id
-      JOIN graph_nodes b ON b.id = r.dst_id
-      UNION ALL
-      SELECT b.ord, a.ord, r.weight
-      FROM recall.relations r
-      JOIN graph_nodes a ON a.id = r.src_id
-      JOIN graph_nodes b ON b.id = r.dst_id
-    ) u
-    GROUP BY src, dst
-  ) g
+    SELECT y.src, y.dst, y.w, row_number() OVER (PARTITION BY y.src ORDER BY y.w DESC, y.dst) AS nth
+    FROM (
+      SELECT u.src, u.dst, sum(u.w) AS w
+      FROM graph_index gi
+      CROSS JOIN LATERAL (
+        SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
+        WHERE r.src_id = ANY (gi.ids) AND gi.ord_of ? r.dst_id::text
+      ) r
+      CROSS JOIN LATERAL (VALUES ((gi.ord_of ->> r.src_id::text)::int, (gi.ord_of ->> r.dst_id::text)::int, r.weight),
+                                 ((gi.ord_of ->> r.dst_id::text)::int, (gi.ord_of ->> r.src_id::text)::int, r.weight)) u(src, dst, w)
+      GROUP BY u.src, u.dst
+    ) y
+  ) x
+  WHERE x.nth <= @graph_degree::int
 ),
 graph_p AS MATERIALIZED (
   SELECT n.ord, n.id,
          CASE WHEN n.seed THEN 1.0::float8 / (SELECT count(*) FROM graph_nodes WHERE seed) ELSE 0::float8 END AS p,
-         NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.src = n.ord) AS dangling
+         n.ord <> ALL (ARRAY(SELECT DISTINCT e.src FROM graph_edges e)) AS dangling
   FROM graph_nodes n
 ),
 graph_ppr (i, r) AS (
@@ -79,21 +88,40 @@ graph_ppr (i, r) AS (
   WHERE g.i < @graph_iterations::int
 ),
 graph_mass AS MATERIALIZED (
-  SELECT n.id, f.r[n.ord] AS mass
-  FROM graph_p n
-  CROSS JOIN (SELECT r FROM graph_ppr ORDER BY i DESC LIMIT 1) f
+  SELECT f.r AS mass FROM graph_ppr f ORDER BY f.i DESC LIMIT 1
+),
+graph_top AS MATERIALIZED (
+  SELECT n.id, g.mass[n.ord] AS mass
+  FROM graph_nodes n CROSS JOIN graph_mass g
+  WHERE g.mass[n.ord] > 0
+  ORDER BY 2 DESC, n.id
+  LIMIT @graph_entities::int
+),
+graph_candidates AS MATERIALIZED (
+  SELECT DISTINCT mn.memory_id AS id
+  FROM graph_top g
+  CROSS JOIN LATERAL (
+    SELECT mn.memory_id FROM recall.mentions mn
+    WHERE mn.entity_id = g.id
+    ORDER BY mn.memory_id DESC
+    LIMIT @graph_mentions::int
+  ) mn
+),
+graph_scored AS MATERIALIZED (
+  SELECT c.id, mn.entity_id, g.mass[(gi.ord_of ->> mn.entity_id::text)::int] AS mass
+  FROM graph_candidates c
+  JOIN recall.memories m ON m.id = c.id
+  JOIN recall.mentions mn ON mn.memory_id = c.id
+  CROSS JOIN graph_index gi
+  CROSS JOIN graph_mass g
+  WHERE gi.ord_of ? mn.entity_id::text
+    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT mn.memory_id AS id, sum(g.mass) AS score
-    FROM graph_mass g
-    JOIN recall.mentions mn ON mn.entity_id = g.id
-    JOIN recall.memories m ON m.id = mn.memory_id
-    WHERE g.mass > 0
-      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
-    GROUP BY mn.memory_id
+    SELECT id, sum(mass ORDER BY entity_id) AS score FROM graph_scored GROUP BY id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @graph_k::int

@@ -46,14 +46,16 @@ bm25_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
     SELECT c.id, sum(i.idf * p.tf * (@bm25_k1::float8 + 1)
-               / (p.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * p.doc_len / s.avgdl))) AS score
+               / (p.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * p.doc_len / s.avgdl))
+               ORDER BY p.term) AS score
     FROM bm25_candidates c
-    JOIN recall.memories m ON m.id = c.id
-    JOIN recall.bm25_postings p ON p.memory_id = c.id
-    JOIN bm25_idf i ON i.term = p.term
+    CROSS JOIN bm25_idf i
+    JOIN recall.bm25_postings p ON p.memory_id = c.id AND p.term = i.term
     CROSS JOIN bm25_stats s
-    WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    WHERE @f_none::bool OR EXISTS (
+      SELECT 1 FROM recall.memories m
+      WHERE m.id = c.id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
     GROUP BY c.id
   ) x
   ORDER BY x.score DESC, x.id
@@ -138,27 +140,32 @@ graph_nodes AS MATERIALIZED (
     LIMIT @graph_frontier::int
   ) x
 ),
+graph_index AS MATERIALIZED (
+  SELECT jsonb_object_agg(id::text, ord) AS ord_of, array_agg(id ORDER BY ord) AS ids
+  FROM graph_nodes
+),
 graph_edges AS MATERIALIZED (
-  SELECT src, dst, w / sum(w) OVER (PARTITION BY src) AS wn
+  SELECT x.src, x.dst, x.w / sum(x.w) OVER (PARTITION BY x.src) AS wn
   FROM (
-    SELECT src, dst, sum(w) AS w FROM (
-      SELECT a.ord AS src, b.ord AS dst, r.weight AS w
-      FROM recall.relations r
-      JOIN graph_nodes a ON a.id = r.src_id
-      JOIN graph_nodes b ON b.id = r.dst_id
-      UNION ALL
-      SELECT b.ord, a.ord, r.weight
-      FROM recall.relations r
-      JOIN graph_nodes a ON a.id = r.src_id
-      JOIN graph_nodes b ON b.id = r.dst_id
-    ) u
-    GROUP BY src, dst
-  ) g
+    SELECT y.src, y.dst, y.w, row_number() OVER (PARTITION BY y.src ORDER BY y.w DESC, y.dst) AS nth
+    FROM (
+      SELECT u.src, u.dst, sum(u.w) AS w
+      FROM graph_index gi
+      CROSS JOIN LATERAL (
+        SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
+        WHERE r.src_id = ANY (gi.ids) AND gi.ord_of ? r.dst_id::text
+      ) r
+      CROSS JOIN LATERAL (VALUES ((gi.ord_of ->> r.src_id::text)::int, (gi.ord_of ->> r.dst_id::text)::int, r.weight),
+                                 ((gi.ord_of ->> r.dst_id::text)::int, (gi.ord_of ->> r.src_id::text)::int, r.weight)) u(src, dst, w)
+      GROUP BY u.src, u.dst
+    ) y
+  ) x
+  WHERE x.nth <= @graph_degree::int
 ),
 graph_p AS MATERIALIZED (
   SELECT n.ord, n.id,
          CASE WHEN n.seed THEN 1.0::float8 / (SELECT count(*) FROM graph_nodes WHERE seed) ELSE 0::float8 END AS p,
-         NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.src = n.ord) AS dangling
+         n.ord <> ALL (ARRAY(SELECT DISTINCT e.src FROM graph_edges e)) AS dangling
   FROM graph_nodes n
 ),
 graph_ppr (i, r) AS (
@@ -176,40 +183,79 @@ graph_ppr (i, r) AS (
   WHERE g.i < @graph_iterations::int
 ),
 graph_mass AS MATERIALIZED (
-  SELECT n.id, f.r[n.ord] AS mass
-  FROM graph_p n
-  CROSS JOIN (SELECT r FROM graph_ppr ORDER BY i DESC LIMIT 1) f
+  SELECT f.r AS mass FROM graph_ppr f ORDER BY f.i DESC LIMIT 1
+),
+graph_top AS MATERIALIZED (
+  SELECT n.id, g.mass[n.ord] AS mass
+  FROM graph_nodes n CROSS JOIN graph_mass g
+  WHERE g.mass[n.ord] > 0
+  ORDER BY 2 DESC, n.id
+  LIMIT @graph_entities::int
+),
+graph_candidates AS MATERIALIZED (
+  SELECT DISTINCT mn.memory_id AS id
+  FROM graph_top g
+  CROSS JOIN LATERAL (
+    SELECT mn.memory_id FROM recall.mentions mn
+    WHERE mn.entity_id = g.id
+    ORDER BY mn.memory_id DESC
+    LIMIT @graph_mentions::int
+  ) mn
+),
+graph_scored AS MATERIALIZED (
+  SELECT c.id, mn.entity_id, g.mass[(gi.ord_of ->> mn.entity_id::text)::int] AS mass
+  FROM graph_candidates c
+  JOIN recall.memories m ON m.id = c.id
+  JOIN recall.mentions mn ON mn.memory_id = c.id
+  CROSS JOIN graph_index gi
+  CROSS JOIN graph_mass g
+  WHERE gi.ord_of ? mn.entity_id::text
+    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT mn.memory_id AS id, sum(g.mass) AS score
-    FROM graph_mass g
-    JOIN recall.mentions mn ON mn.entity_id = g.id
-    JOIN recall.memories m ON m.id = mn.memory_id
-    WHERE g.mass > 0
-      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
-    GROUP BY mn.memory_id
+    SELECT id, sum(mass ORDER BY entity_id) AS score FROM graph_scored GROUP BY id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @graph_k::int
+),
+temporal_candidates AS MATERIALIZED (
+  SELECT x.id, x.occurred_start, x.occurred_end FROM (
+    SELECT m.id, m.occurred_start, m.occurred_end
+    FROM recall.memories m
+    WHERE @t_start::timestamptz IS NOT NULL
+      AND m.occurred_start >= @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
+      AND m.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
+      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    ORDER BY m.occurred_start, m.id
+    LIMIT @temporal_k::int
+  ) x
+  UNION ALL
+  SELECT y.id, y.occurred_start, y.occurred_end FROM (
+    SELECT m.id, m.occurred_start, m.occurred_end
+    FROM recall.memories m
+    WHERE @t_start::timestamptz IS NOT NULL
+      AND m.occurred_start < @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
+      AND coalesce(m.occurred_end, m.occurred_start) >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
+      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    ORDER BY m.occurred_start DESC, m.id
+    LIMIT @temporal_k::int
+  ) y
 ),
 temporal_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.gap, x.mid, x.id) AS rank,
          1 / (1 + x.gap / @temporal_scale::float8) AS score
   FROM (
-    SELECT m.id,
-           greatest(extract(epoch FROM @t_start::timestamptz - coalesce(m.occurred_end, m.occurred_start)),
-                    extract(epoch FROM m.occurred_start - @t_end::timestamptz), 0)::float8 AS gap,
-           abs(extract(epoch FROM m.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2)))::float8 AS mid
-    FROM recall.memories m
-    WHERE @t_start::timestamptz IS NOT NULL
-      AND m.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
-      AND coalesce(m.occurred_end, m.occurred_start) >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
-      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
-    ORDER BY gap, mid, m.id
+    SELECT c.id,
+           greatest(extract(epoch FROM @t_start::timestamptz - coalesce(c.occurred_end, c.occurred_start)),
+                    extract(epoch FROM c.occurred_start - @t_end::timestamptz), 0)::float8 AS gap,
+           abs(extract(epoch FROM c.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2)))::float8 AS mid
+    FROM temporal_candidates c
+    ORDER BY gap, mid, c.id
     LIMIT @temporal_k::int
   ) x
 ),

@@ -1,0 +1,391 @@
+// Package synth generates a deterministic synthetic corpus for benchmarks: memories whose
+// words follow a Zipf law over a pseudo-word vocabulary mixed with topic words, embeddings
+// clustered around topic centroids (so the HNSW index sees realistic neighbourhoods), sources
+// with titles, people entities mentioned by name in the text, co-occurrence relations,
+// occurred times over two years, tags, kinds, and two scopes: 99% of memories in "big", 1% in
+// "small". The same Config always gives the same rows.
+//
+// Load writes as the schema owner with COPY (the owner is not subject to row security; the
+// runtime role could not COPY into tables with row security), so 1M memories load in minutes.
+package synth
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
+)
+
+// Version changes whenever the generated data changes, so cached databases are rebuilt.
+const Version = 1
+
+// Scope names used by the corpus.
+const (
+	BigScope   = "big"
+	SmallScope = "small"
+)
+
+// Config sizes the corpus. Zero fields take the defaults of Defaults.
+type Config struct {
+	N        int    // memories
+	Seed     uint64 // PRNG seed
+	Dim      int    // embedding dimension
+	Vocab    int    // vocabulary size
+	Topics   int    // topics (embedding clusters, topic words, entity groups)
+	Entities int    // people; default max(200, N/100)
+	PerSrc   int    // memories per source
+}
+
+// Defaults fills the zero fields of c.
+func (c Config) Defaults() Config {
+	if c.Seed == 0 {
+		c.Seed = 42
+	}
+	if c.Dim == 0 {
+		c.Dim = 384
+	}
+	if c.Vocab == 0 {
+		c.Vocab = 30000
+	}
+	if c.Topics == 0 {
+		c.Topics = 200
+	}
+	if c.Entities == 0 {
+		c.Entities = max(200, c.N/100)
+	}
+	if c.PerSrc == 0 {
+		c.PerSrc = 20
+	}
+	return c
+}
+
+// Base is the start of the occurred-time range (two years from it).
+var Base = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+var kinds = []string{"world", "experience", "observation"}
+
+// Corpus holds the generator's dictionaries; memories are produced on the fly from the seed.
+type Corpus struct {
+	Cfg       Config
+	Words     []string    // by global frequency rank
+	TopicWord [][]int     // per topic: its 40 characteristic words (indexes into Words)
+	Centroids [][]float32 // per topic: unit vector
+	People    []string    // entity names, "First Last"
+	zipf      *rand.Zipf
+	zr        *rand.Rand
+}
+
+// New builds the dictionaries for cfg (after Defaults).
+func New(cfg Config) *Corpus {
+	cfg = cfg.Defaults()
+	r := rand.New(rand.NewPCG(cfg.Seed, 1))
+	c := &Corpus{Cfg: cfg}
+	seen := map[string]bool{}
+	for len(c.Words) < cfg.Vocab {
+		w := word(r, 2+r.IntN(3))
+		if !seen[w] {
+			seen[w] = true
+			c.Words = append(c.Words, w)
+		}
+	}
+	c.TopicWord = make([][]int, cfg.Topics)
+	c.Centroids = make([][]float32, cfg.Topics)
+	for t := range cfg.Topics {
+		for range 40 {
+			// Mid-frequency words characterise a topic, as in real text.
+			c.TopicWord[t] = append(c.TopicWord[t], 200+r.IntN(cfg.Vocab-200))
+		}
+		c.Centroids[t] = gaussUnit(r, cfg.Dim)
+	}
+	for len(c.People) < cfg.Entities {
+		n := capital(word(r, 2+r.IntN(2))) + " " + capital(word(r, 2+r.IntN(2)))
+		if !seen[n] {
+			seen[n] = true
+			c.People = append(c.People, n)
+		}
+	}
+	c.zr = rand.New(rand.NewPCG(cfg.Seed, 2))
+	c.zipf = rand.NewZipf(c.zr, 1.07, 2, uint64(cfg.Vocab-1))
+	return c
+}
+
+var syllables = strings.Fields(`ba be bi bo bu da de di do du fa fe fi fo ka ke ki ko ku la le li lo lu
+ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo
+za zo zu bar ber kin lor mar nel ran sel tor vin dal gor han mel per sun tal wen`)
+
+func word(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(syllables[r.IntN(len(syllables))])
+	}
+	return b.String()
+}
+
+func capital(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+func gaussUnit(r *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	return normalize(v)
+}
+
+func normalize(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	n = math.Sqrt(n)
+	for i := range v {
+		v[i] = float32(float64(v[i]) / n)
+	}
+	return v
+}
+
+// near returns a unit vector around centroid: centroid + spread * gaussian noise per axis
+// scaled to unit length overall.
+func near(r *rand.Rand, centroid []float32, spread float64) []float32 {
+	v := make([]float32, len(centroid))
+	s := spread / math.Sqrt(float64(len(v)))
+	for i := range v {
+		v[i] = centroid[i] + float32(s*r.NormFloat64())
+	}
+	return normalize(v)
+}
+
+// Memory is one generated memory.
+type Memory struct {
+	ExternalID string
+	Scopes     []string
+	Source     int // index of its source
+	Kind       string
+	Text       string
+	Embedding  []float32
+	Start      time.Time
+	End        *time.Time
+	Tags       []string
+	People     []int // indexes into Corpus.People
+	Topic      int
+}
+
+func (c *Corpus) rng(kind, i uint64) *rand.Rand { return rand.New(rand.NewPCG(c.Cfg.Seed^kind, i)) }
+
+// Topic returns the topic of memory i (memories of a source share it).
+func (c *Corpus) Topic(i int) int { return (i / c.Cfg.PerSrc * 7919) % c.Cfg.Topics }
+
+// Memory generates memory i (0 <= i < N); the same i always gives the same memory.
+func (c *Corpus) Memory(i int) Memory {
+	r := c.rng(3, uint64(i))
+	t := c.Topic(i)
+	z := rand.NewZipf(r, 1.07, 2, uint64(c.Cfg.Vocab-1))
+	n := 20 + r.IntN(60)
+	words := make([]string, 0, n+8)
+	for range n {
+		if r.Float64() < 0.25 {
+			tw := c.TopicWord[t]
+			words = append(words, c.Words[tw[int(float64(len(tw))*r.Float64()*r.Float64())]])
+		} else {
+			words = append(words, c.Words[z.Uint64()])
+		}
+	}
+	per := max(1, len(c.People)/c.Cfg.Topics)
+	m := Memory{
+		ExternalID: fmt.Sprintf("m%d", i),
+		Scopes:     []string{BigScope},
+		Source:     i / c.Cfg.PerSrc,
+		Kind:       kinds[r.IntN(len(kinds))],
+		Embedding:  near(r, c.Centroids[t], 0.9),
+		Start:      Base.Add(time.Duration(r.Int64N(int64(2 * 365 * 24 * time.Hour)))).Truncate(time.Second),
+		Topic:      t,
+	}
+	if i%100 == 99 {
+		m.Scopes = []string{SmallScope}
+	}
+	// One to three people of the topic (a few from anywhere), named in the text.
+	for range 1 + r.IntN(3) {
+		p := (t*per + int(float64(per)*r.Float64()*r.Float64())) % len(c.People)
+		if r.Float64() < 0.1 {
+			p = r.IntN(len(c.People))
+		}
+		if !contains(m.People, p) {
+			m.People = append(m.People, p)
+			at := r.IntN(len(words) + 1)
+			words = append(words[:at], append([]string{c.People[p]}, words[at:]...)...)
+		}
+	}
+	m.Text = strings.Join(words, " ")
+	if r.Float64() < 0.3 {
+		e := m.Start.Add(time.Duration(1+r.IntN(72)) * time.Hour)
+		m.End = &e
+	}
+	for range r.IntN(3) {
+		tag := fmt.Sprintf("tag%d", r.IntN(20))
+		if !containsS(m.Tags, tag) {
+			m.Tags = append(m.Tags, tag)
+		}
+	}
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	return m
+}
+
+// SourceTitle is the title of source s: a few words of its topic.
+func (c *Corpus) SourceTitle(s int) string {
+	r := c.rng(4, uint64(s))
+	t := c.Topic(s * c.Cfg.PerSrc)
+	ws := make([]string, 3+r.IntN(3))
+	for i := range ws {
+		ws[i] = c.Words[c.TopicWord[t][r.IntN(len(c.TopicWord[t]))]]
+	}
+	return strings.Join(ws, " ")
+}
+
+// Query is a generated question: words of a topic and a vector near its centroid.
+type Query struct {
+	Text   string
+	Raw    string
+	Vector []float32
+	Person string
+}
+
+// Query generates query i: two topic words and two common words, a person of the topic, and
+// a vector near the topic's centroid.
+func (c *Corpus) Query(i int) Query {
+	r := c.rng(5, uint64(i))
+	t := r.IntN(c.Cfg.Topics)
+	tw := c.TopicWord[t]
+	words := []string{
+		c.Words[tw[r.IntN(len(tw))]], c.Words[tw[r.IntN(len(tw))]],
+		c.Words[2+r.IntN(200)], c.Words[200+r.IntN(2000)],
+	}
+	per := max(1, len(c.People)/c.Cfg.Topics)
+	p := c.People[(t*per+r.IntN(per))%len(c.People)]
+	text := strings.Join(words, " ")
+	return Query{Text: text, Raw: "what did " + p + " say about " + text, Vector: near(r, c.Centroids[t], 0.9), Person: p}
+}
+
+func contains(s []int, x int) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func containsS(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Progress is told how far a load is: stage names what is being written.
+type Progress func(stage string, done, total int)
+
+// Load writes the corpus into the database of owner (recall_owner, migrated, empty):
+// sources, memories, people and mentions with COPY in batches, then co-occurrence relations,
+// the vector index for Dim, and ANALYZE.
+func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progress) error {
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+	cfg := c.Cfg
+	nsrc := (cfg.N + cfg.PerSrc - 1) / cfg.PerSrc
+	// A source holds memories of one scope set only when PerSrc divides 100; the small scope's
+	// memories get their own sources (external ids "s<i>-small") to keep links visible.
+	var srcRows [][]any
+	for s := range nsrc {
+		srcRows = append(srcRows, []any{fmt.Sprintf("s%d", s), []string{BigScope}, c.SourceTitle(s)})
+		srcRows = append(srcRows, []any{fmt.Sprintf("s%d-small", s), []string{SmallScope}, c.SourceTitle(s)})
+	}
+	if _, err := owner.CopyFrom(ctx, pgx.Identifier{"recall", "sources"}, []string{"external_id", "scopes", "title"}, pgx.CopyFromRows(srcRows)); err != nil {
+		return fmt.Errorf("synth: sources: %w", err)
+	}
+	srcID := map[string]int64{}
+	rows, err := owner.Query(ctx, `SELECT external_id, id FROM recall.sources`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var e string
+		var id int64
+		if err := rows.Scan(&e, &id); err != nil {
+			return err
+		}
+		srcID[e] = id
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var entRows [][]any
+	for i, p := range c.People {
+		for _, sc := range []string{BigScope, SmallScope} {
+			entRows = append(entRows, []any{fmt.Sprintf("p%d", i), []string{sc}, p, "person"})
+		}
+	}
+	if _, err := owner.CopyFrom(ctx, pgx.Identifier{"recall", "entities"}, []string{"external_id", "scopes", "name", "kind"}, pgx.CopyFromRows(entRows)); err != nil {
+		return fmt.Errorf("synth: entities: %w", err)
+	}
+	if _, err := owner.Exec(ctx, `CREATE UNLOGGED TABLE IF NOT EXISTS recall.synth_mentions (memory text, person text, scope text)`); err != nil {
+		return err
+	}
+	const batch = 20000
+	for lo := 0; lo < cfg.N; lo += batch {
+		hi := min(cfg.N, lo+batch)
+		mem := make([][]any, 0, hi-lo)
+		var men [][]any
+		for i := lo; i < hi; i++ {
+			m := c.Memory(i)
+			src := fmt.Sprintf("s%d", m.Source)
+			if m.Scopes[0] == SmallScope {
+				src += "-small"
+			}
+			mem = append(mem, []any{m.ExternalID, m.Scopes, srcID[src], m.Kind, m.Text,
+				pgvector.NewVector(m.Embedding), m.Start, m.End, m.Tags})
+			for _, p := range m.People {
+				men = append(men, []any{m.ExternalID, fmt.Sprintf("p%d", p), m.Scopes[0]})
+			}
+		}
+		if _, err := owner.CopyFrom(ctx, pgx.Identifier{"recall", "memories"},
+			[]string{"external_id", "scopes", "source_id", "kind", "text", "embedding", "occurred_start", "occurred_end", "tags"},
+			pgx.CopyFromRows(mem)); err != nil {
+			return fmt.Errorf("synth: memories %d-%d: %w", lo, hi, err)
+		}
+		if _, err := owner.CopyFrom(ctx, pgx.Identifier{"recall", "synth_mentions"}, []string{"memory", "person", "scope"}, pgx.CopyFromRows(men)); err != nil {
+			return fmt.Errorf("synth: mentions %d-%d: %w", lo, hi, err)
+		}
+		progress("memories", hi, cfg.N)
+	}
+	for _, q := range []struct{ stage, sql string }{
+		{"mentions", `INSERT INTO recall.mentions (memory_id, entity_id, scopes)
+			SELECT m.id, e.id, m.scopes FROM recall.synth_mentions s
+			JOIN recall.memories m ON m.scopes = ARRAY[s.scope] AND m.external_id = s.memory
+			JOIN recall.entities e ON e.scopes = ARRAY[s.scope] AND e.external_id = s.person
+			ON CONFLICT DO NOTHING`},
+		{"relations", `INSERT INTO recall.relations (scopes, src_id, dst_id, predicate, weight)
+			SELECT a.scopes, a.entity_id, b.entity_id, 'co_mentioned', count(*)
+			FROM recall.mentions a JOIN recall.mentions b ON a.memory_id = b.memory_id AND a.entity_id < b.entity_id
+			GROUP BY a.scopes, a.entity_id, b.entity_id`},
+		{"cleanup", `DROP TABLE recall.synth_mentions`},
+		{"vector index", fmt.Sprintf(`SET maintenance_work_mem = '4GB'; SELECT recall.ensure_vector_index(%d)`, cfg.Dim)},
+		{"analyze", `ANALYZE`},
+	} {
+		progress(q.stage, 0, 1)
+		if _, err := owner.Exec(ctx, q.sql); err != nil {
+			return fmt.Errorf("synth: %s: %w", q.stage, err)
+		}
+		progress(q.stage, 1, 1)
+	}
+	return nil
+}

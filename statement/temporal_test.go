@@ -1,0 +1,147 @@
+package statement_test
+
+import (
+	"context"
+	"math"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/statement"
+)
+
+type timed struct {
+	id         int64
+	start, end time.Time // end == start when the memory has no occurred_end
+	scopes     []string
+}
+
+// temporalReference is the temporal lane's documented rule in Go: candidates are the k
+// visible memories starting nearest the window's middle on each side (start >= middle, before
+// t_end + slack; start < middle, ending at or after t_start - slack), ranked by the gap to the
+// window, then the distance of the start to the middle, then id; the first k.
+func temporalReference(ms []timed, visible func([]string) bool, t0, t1 time.Time, slack time.Duration, k int) []int64 {
+	mid := t0.Add(t1.Sub(t0) / 2)
+	var after, before []timed
+	for _, m := range ms {
+		if !visible(m.scopes) {
+			continue
+		}
+		if !m.start.Before(mid) && m.start.Before(t1.Add(slack)) {
+			after = append(after, m)
+		}
+		if m.start.Before(mid) && !m.end.Before(t0.Add(-slack)) {
+			before = append(before, m)
+		}
+	}
+	sort.Slice(after, func(i, j int) bool {
+		if !after[i].start.Equal(after[j].start) {
+			return after[i].start.Before(after[j].start)
+		}
+		return after[i].id < after[j].id
+	})
+	sort.Slice(before, func(i, j int) bool {
+		if !before[i].start.Equal(before[j].start) {
+			return before[i].start.After(before[j].start)
+		}
+		return before[i].id < before[j].id
+	})
+	cands := append(after[:min(k, len(after))], before[:min(k, len(before))]...)
+	gap := func(m timed) float64 {
+		return math.Max(math.Max(t0.Sub(m.end).Seconds(), m.start.Sub(t1).Seconds()), 0)
+	}
+	dist := func(m timed) float64 { return math.Abs(m.start.Sub(mid).Seconds()) }
+	sort.Slice(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if gap(a) != gap(b) {
+			return gap(a) < gap(b)
+		}
+		if dist(a) != dist(b) {
+			return dist(a) < dist(b)
+		}
+		return a.id < b.id
+	})
+	var out []int64
+	for _, c := range cands[:min(k, len(cands))] {
+		out = append(out, c.id)
+	}
+	return out
+}
+
+// TestTemporalMatchesReference: the temporal lane's ranks equal the Go rule for several
+// windows and depths, for a caller who sees only part of the rows, with intervals.
+func TestTemporalMatchesReference(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	fixture{scopes: []string{"acme"}, n: 150, seed: 21, dim: dim, base: base}.load(t, db.Runtime)
+	fixture{scopes: []string{"other"}, n: 150, seed: 22, dim: dim, base: base}.load(t, db.Runtime)
+	// A third of the memories last 1 to 100 hours.
+	if _, err := db.Owner.Exec(ctx, `UPDATE recall.memories SET occurred_end = occurred_start + make_interval(hours => (1 + id % 100)::int) WHERE id % 3 = 0`); err != nil {
+		t.Fatal(err)
+	}
+	var ms []timed
+	rows, err := db.Owner.Query(ctx, `SELECT id, occurred_start, coalesce(occurred_end, occurred_start), scopes FROM recall.memories`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var m timed
+		if err := rows.Scan(&m.id, &m.start, &m.end, &m.scopes); err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	visible := func(s []string) bool { return len(s) == 1 && s[0] == "acme" }
+	st, err := statement.Build(statement.Shape{Dim: dim, Plan: statement.Only(statement.Temporal)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, tc := range []struct {
+		start  time.Time
+		length time.Duration
+		k      int
+		slack  time.Duration
+	}{
+		{base.Add(40 * 24 * time.Hour), 7 * 24 * time.Hour, 10, 30 * 24 * time.Hour},
+		{base.Add(200 * 24 * time.Hour), 24 * time.Hour, 25, 5 * 24 * time.Hour},
+		{base.Add(300 * 24 * time.Hour), 30 * 24 * time.Hour, 200, 60 * 24 * time.Hour},
+		{base.Add(150 * 24 * time.Hour), 24 * time.Hour, 5, 60 * 24 * time.Hour},
+		{base.Add(250 * 24 * time.Hour), 12 * time.Hour, 8, 90 * 24 * time.Hour},
+		{base.Add(-2 * 24 * time.Hour), 2 * 24 * time.Hour, 5, 10 * 24 * time.Hour},
+	} {
+		s := statement.DefaultSettings()
+		s.TemporalK, s.TemporalSlack, s.K = tc.k, tc.slack.Seconds(), 500
+		q := statement.Query{Text: "x", Raw: "x", Vector: unitVector(1, dim), WindowStart: tc.start, WindowEnd: tc.start.Add(tc.length)}
+		out, err := statement.Run(ctx, db.Runtime, statement.Scopes{Read: []string{"acme"}}, st, q, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int64, len(out))
+		for _, c := range out {
+			r := c.Lanes[statement.Temporal].Rank
+			if r < 1 || r > len(out) {
+				t.Fatalf("rank %d out of range", r)
+			}
+			got[r-1] = c.ID
+		}
+		want := temporalReference(ms, visible, tc.start, tc.start.Add(tc.length), tc.slack, tc.k)
+		if len(got) != len(want) {
+			t.Fatalf("window %v: %d rows, reference %d", tc.start, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("window %v: rank %d is memory %d, reference %d", tc.start, i+1, got[i], want[i])
+			}
+		}
+		checked += len(want)
+	}
+	if checked < 50 {
+		t.Fatalf("only %d ranks checked: the windows miss the fixture", checked)
+	}
+}
