@@ -12,7 +12,7 @@ BIN := $(CURDIR)/.bin
 
 .PHONY: help
 help: ## Show this help.
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[1m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[1m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: setup
 setup: ## Install PostgreSQL 15, pg_trgm and pgvector where missing (apt; needs root).
@@ -39,6 +39,16 @@ test: ## Run every test against the private server (installed and started as nee
 bench: ## Run the benchmarks (BENCH=regexp, COUNT=n).
 	@url=$$(scripts/db.sh start); \
 	TEST_DATABASE_URL="$$url" $(GO) test -run='^$$' -bench='$(or $(BENCH),.)' -benchmem -count=$(or $(COUNT),1) $(PKGS)
+
+.PHONY: bench-statement
+bench-statement: ## Statement benchmarks at N memories (N=10000|100000|1000000); the corpus is generated once and kept.
+	@url=$$(scripts/db.sh start); \
+	RECALL_BENCH_N=$(or $(N),100000) TEST_DATABASE_URL="$$url" $(GO) test -timeout 4h -run='^$$' \
+		-bench='$(or $(BENCH),.)' -benchtime=$(or $(TIMES),40)x -count=$(or $(COUNT),1) ./statement
+
+.PHONY: bench-1m
+bench-1m: ## The statement benchmarks at 1,000,000 memories (first run generates them: tens of minutes).
+	@$(MAKE) --no-print-directory bench-statement N=1000000
 
 .PHONY: lint
 lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml).

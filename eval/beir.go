@@ -1,0 +1,99 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Doc is one corpus document of a BEIR dataset.
+type Doc struct {
+	ID       string         `json:"_id"`
+	Title    string         `json:"title"`
+	Text     string         `json:"text"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+// Dataset is a BEIR-format directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv.
+type Dataset struct {
+	Corpus  []Doc
+	Queries map[string]string // id -> text
+	Qrels   map[string]Qrels  // query id -> judgments
+}
+
+// LoadBEIR reads dir with the qrels of split ("test", "train"). Errors name the file and line.
+func LoadBEIR(dir, split string) (*Dataset, error) {
+	d := &Dataset{Queries: map[string]string{}, Qrels: map[string]Qrels{}}
+	if err := eachLine(filepath.Join(dir, "corpus.jsonl"), func(line int, b []byte) error {
+		var doc Doc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return err
+		}
+		if doc.ID == "" {
+			return fmt.Errorf("no _id")
+		}
+		d.Corpus = append(d.Corpus, doc)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := eachLine(filepath.Join(dir, "queries.jsonl"), func(line int, b []byte) error {
+		var q Doc
+		if err := json.Unmarshal(b, &q); err != nil {
+			return err
+		}
+		d.Queries[q.ID] = q.Text
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := eachLine(filepath.Join(dir, "qrels", split+".tsv"), func(line int, b []byte) error {
+		f := strings.Split(string(b), "\t")
+		if len(f) != 3 {
+			return fmt.Errorf("want 3 tab-separated fields, got %d", len(f))
+		}
+		if line == 1 && f[2] == "score" {
+			return nil // header
+		}
+		g, err := strconv.Atoi(strings.TrimSpace(f[2]))
+		if err != nil {
+			return fmt.Errorf("score %q: %w", f[2], err)
+		}
+		if d.Qrels[f[0]] == nil {
+			d.Qrels[f[0]] = Qrels{}
+		}
+		d.Qrels[f[0]][f[1]] = g
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func eachLine(path string, fn func(line int, b []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	for s.Scan() {
+		n++
+		if len(strings.TrimSpace(s.Text())) == 0 {
+			continue
+		}
+		if err := fn(n, s.Bytes()); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+	}
+	if err := s.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", path, n+1, err)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+// Package eval measures retrieval quality: trec_eval's metrics over a ranked list and graded
+// relevance judgments (qrels), and BEIR-format datasets.
+package eval
+
+import (
+	"math"
+	"sort"
+)
+
+// Qrels are relevance judgments for one query: document id -> grade (> 0 relevant).
+type Qrels map[string]int
+
+// NDCG is trec_eval's ndcg_cut.k: DCG = sum over the first k ranks of grade / log2(rank + 1),
+// divided by the DCG of the ideal order of the judged grades (cut at k as well). 0 when the
+// query has no relevant document.
+func NDCG(ranked []string, rel Qrels, k int) float64 {
+	var dcg float64
+	for i, id := range ranked[:min(k, len(ranked))] {
+		if g := rel[id]; g > 0 {
+			dcg += float64(g) / math.Log2(float64(i+2))
+		}
+	}
+	var grades []int
+	for _, g := range rel {
+		if g > 0 {
+			grades = append(grades, g)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(grades)))
+	var ideal float64
+	for i, g := range grades[:min(k, len(grades))] {
+		ideal += float64(g) / math.Log2(float64(i+2))
+	}
+	if ideal == 0 {
+		return 0
+	}
+	return dcg / ideal
+}
+
+// Recall is the share of relevant documents found in the first k ranks.
+func Recall(ranked []string, rel Qrels, k int) float64 {
+	total := 0
+	for _, g := range rel {
+		if g > 0 {
+			total++
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	found := 0
+	for _, id := range ranked[:min(k, len(ranked))] {
+		if rel[id] > 0 {
+			found++
+		}
+	}
+	return float64(found) / float64(total)
+}
+
+// MRR is the reciprocal rank of the first relevant document within the first k ranks, 0
+// when none is there.
+func MRR(ranked []string, rel Qrels, k int) float64 {
+	for i, id := range ranked[:min(k, len(ranked))] {
+		if rel[id] > 0 {
+			return 1 / float64(i+1)
+		}
+	}
+	return 0
+}
