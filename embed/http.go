@@ -178,7 +178,7 @@ func (h *HTTP) post(ctx context.Context, url string, body []byte, out *[]byte) (
 		}
 		return 0, retryable{err}
 	}
-	defer res.Body.Close()
+	defer res.Body.Close() //nolint:errcheck // the body is read in full; a close error changes nothing
 	b, err := io.ReadAll(io.LimitReader(res.Body, 256<<20))
 	if err != nil {
 		return 0, retryable{err}

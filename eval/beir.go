@@ -79,7 +79,7 @@ func eachLine(path string, fn func(line int, b []byte) error) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only file
 	s := bufio.NewScanner(f)
 	s.Buffer(make([]byte, 1<<20), 64<<20)
 	n := 0

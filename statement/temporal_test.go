@@ -47,7 +47,9 @@ func temporalReference(ms []timed, visible func([]string) bool, t0, t1 time.Time
 		}
 		return before[i].id < before[j].id
 	})
-	cands := append(after[:min(k, len(after))], before[:min(k, len(before))]...)
+	var cands []timed
+	cands = append(cands, after[:min(k, len(after))]...)
+	cands = append(cands, before[:min(k, len(before))]...)
 	gap := func(m timed) float64 {
 		return math.Max(math.Max(t0.Sub(m.end).Seconds(), m.start.Sub(t1).Seconds()), 0)
 	}
