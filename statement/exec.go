@@ -262,6 +262,23 @@ func nullMap(m map[string]any) any {
 	return m
 }
 
+// Session returns the SET LOCAL settings a recall transaction runs with: HNSW search depth
+// and iterative scans, generic plans, the trigram threshold, and the statement timeout.
+func (s Settings) Session() []scope.Setting {
+	out := []scope.Setting{
+		{Name: "hnsw.ef_search", Value: strconv.Itoa(max(s.EfSearch, s.VectorK))},
+		{Name: "hnsw.iterative_scan", Value: "relaxed_order"},
+		// Every tunable is a bind, so one generic plan per connection serves every call:
+		// planning the maximal statement anew costs more than most of its lanes.
+		{Name: "plan_cache_mode", Value: "force_generic_plan"},
+		{Name: "pg_trgm.word_similarity_threshold", Value: strconv.FormatFloat(min(s.MentionFloor, s.TitleFloor), 'f', -1, 64)},
+	}
+	if s.Timeout > 0 {
+		out = append(out, scope.Setting{Name: "statement_timeout", Value: strconv.FormatInt(s.Timeout.Milliseconds(), 10)})
+	}
+	return out
+}
+
 // Run executes st for q in one read-only transaction as the caller: scopes and settings with
 // SET LOCAL, then the statement. pool must connect as the runtime role.
 func Run(ctx context.Context, pool *pgxpool.Pool, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, error) {
@@ -290,18 +307,7 @@ func RunEach(ctx context.Context, pool *pgxpool.Pool, who Scopes, sts []*Stateme
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
 
-	settings := []scope.Setting{
-		{Name: "hnsw.ef_search", Value: strconv.Itoa(max(s.EfSearch, s.VectorK))},
-		{Name: "hnsw.iterative_scan", Value: "relaxed_order"},
-		// Every tunable is a bind, so one generic plan per connection serves every call:
-		// planning the maximal statement anew costs more than most of its lanes.
-		{Name: "plan_cache_mode", Value: "force_generic_plan"},
-		{Name: "pg_trgm.word_similarity_threshold", Value: strconv.FormatFloat(min(s.MentionFloor, s.TitleFloor), 'f', -1, 64)},
-	}
-	if s.Timeout > 0 {
-		settings = append(settings, scope.Setting{Name: "statement_timeout", Value: strconv.FormatInt(s.Timeout.Milliseconds(), 10)})
-	}
-	if err := scope.Apply(ctx, tx, who.Read, who.Write, settings...); err != nil {
+	if err := scope.Apply(ctx, tx, who.Read, who.Write, s.Session()...); err != nil {
 		return nil, interpretError(ctx, err)
 	}
 	out := make([][]Candidate, len(sts))

@@ -43,11 +43,7 @@ func TestExplain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if err := scope.Apply(ctx, tx, []string{"big"}, nil,
-		scope.Setting{Name: "hnsw.ef_search", Value: strconv.Itoa(s.EfSearch)},
-		scope.Setting{Name: "hnsw.iterative_scan", Value: "relaxed_order"},
-		scope.Setting{Name: "plan_cache_mode", Value: "force_generic_plan"},
-		scope.Setting{Name: "pg_trgm.word_similarity_threshold", Value: "0.6"}); err != nil {
+	if err := scope.Apply(ctx, tx, []string{"big"}, nil, s.Session()...); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+st.SQL, args)
