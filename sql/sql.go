@@ -1,6 +1,6 @@
-// Package sql holds recall's SQL text that is not a migration: the cluster roles and the
-// fragments the recall statement is composed from. Go code composes these fragments; it does
-// not hold long SQL strings of its own. Import it under another name (recallsql).
+// Package sql holds recall's SQL text that is not a migration: the cluster roles, the
+// fragments the recall statement is composed from, and the access recording statement. Go
+// code composes these fragments; it does not hold long SQL strings of its own. Import it under another name (recallsql).
 package sql
 
 import "embed"
@@ -9,6 +9,16 @@ import "embed"
 //
 //go:embed roles.sql
 var Roles string
+
+// RecordAccess is the access package's one statement: stamp and count the packed memories.
+//
+//go:embed access/record.sql
+var RecordAccess string
+
+// RoleCheck tells whether the connected role escapes row security (the engine refuses it).
+//
+//go:embed engine/role.sql
+var RoleCheck string
 
 // Lanes holds the recall statement's fragments (lanes/*.sql), read by the statement builder.
 //

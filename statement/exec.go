@@ -159,6 +159,7 @@ type Candidate struct {
 	SourceID      *int64
 	SourceTitle   string
 	SourceURI     string
+	Entities      []string // names of the entities it mentions that the caller can see
 	Lanes         [NumLanes]LaneHit
 	Direct        bool    // the query names this memory's source title
 	RRF           float64 // sum of weight / (rrf_k + rank)
@@ -336,7 +337,7 @@ func scanCandidate(row pgx.CollectableRow) (Candidate, error) {
 	}
 	dest = append(dest, &c.Direct, &c.RRF, &c.Score,
 		&c.ExternalID, &c.Kind, &c.Text, &c.Tags, &c.Metadata, &c.OccurredStart, &c.OccurredEnd,
-		&c.LastAccessed, &c.AccessCount, &c.SourceID, &c.SourceTitle, &c.SourceURI)
+		&c.LastAccessed, &c.AccessCount, &c.SourceID, &c.SourceTitle, &c.SourceURI, &c.Entities)
 	if err := row.Scan(dest...); err != nil {
 		return c, err
 	}

@@ -26,6 +26,7 @@ type Error struct {
 	Field   string
 	Value   string
 	Problem string
+	Limit   int // the limit broken, 0 when the problem is not a limit
 }
 
 func (e *Error) Error() string {
@@ -39,7 +40,7 @@ func (e *Error) Error() string {
 // An empty set is valid here (a caller may have no write scopes); rows need at least one.
 func Normalize(field string, names []string) ([]string, error) {
 	if len(names) > MaxScopes {
-		return nil, &Error{Field: field, Problem: fmt.Sprintf("%d scopes, the limit is %d", len(names), MaxScopes)}
+		return nil, &Error{Field: field, Problem: fmt.Sprintf("%d scopes, the limit is %d", len(names), MaxScopes), Limit: MaxScopes}
 	}
 	for i, n := range names {
 		f := fmt.Sprintf("%s[%d]", field, i)
@@ -47,7 +48,7 @@ func Normalize(field string, names []string) ([]string, error) {
 		case n == "":
 			return nil, &Error{Field: f, Problem: "empty scope name"}
 		case len(n) > MaxNameLen:
-			return nil, &Error{Field: f, Value: n[:16] + "...", Problem: fmt.Sprintf("scope name of %d bytes, the limit is %d", len(n), MaxNameLen)}
+			return nil, &Error{Field: f, Value: n[:16] + "...", Problem: fmt.Sprintf("scope name of %d bytes, the limit is %d", len(n), MaxNameLen), Limit: MaxNameLen}
 		case !nameRE.MatchString(n):
 			return nil, &Error{Field: f, Value: n, Problem: "scope names use only letters, digits and _.:/@-"}
 		}

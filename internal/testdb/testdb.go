@@ -434,3 +434,22 @@ func Persistent(t testing.TB, name string, fill func(*DB) error) *DB {
 	t.Cleanup(db.Close)
 	return db
 }
+
+// ForExample returns a fresh migrated database for an Example function, which has no
+// testing.T: it panics when the server named by TEST_DATABASE_URL cannot be reached (make
+// test starts one). Call the returned function to drop the database.
+func ForExample() (*DB, func()) {
+	admin, err := connectAdmin()
+	if err != nil {
+		panic("examples need a Postgres server (make test starts one): " + err.Error())
+	}
+	ctx := context.Background()
+	db, err := clone(ctx, admin, randomName("recall_example_"))
+	if err != nil {
+		panic(err)
+	}
+	return db, func() {
+		db.Close()
+		_ = dropDatabase(context.Background(), admin, db.Name)
+	}
+}

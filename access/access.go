@@ -1,0 +1,71 @@
+// Package access records what a recall surfaced: after the read transaction has committed,
+// one short second transaction stamps last_accessed and increments access_count of every
+// packed memory, under the caller's write scopes. Those columns feed the recency and
+// frequency terms of the next recall's fusion.
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/recall-engine/recall/internal/scope"
+	recallsql "github.com/recall-engine/recall/sql"
+)
+
+// Recorder stamps accesses through a pool that connects as the runtime role; with a read
+// replica serving recall, give it a pool on the primary.
+type Recorder struct {
+	pool    *pgxpool.Pool
+	timeout time.Duration
+}
+
+// DefaultTimeout bounds one recording transaction.
+const DefaultTimeout = 2 * time.Second
+
+// New returns a Recorder on pool; timeout bounds each recording (0: DefaultTimeout).
+func New(pool *pgxpool.Pool, timeout time.Duration) *Recorder {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return &Recorder{pool: pool, timeout: timeout}
+}
+
+// ErrNoWriteScopes is returned when the caller has no write scope, so nothing can be stamped.
+var ErrNoWriteScopes = errors.New("access: the caller has no write scopes")
+
+// Record stamps ids as accessed at at, once each however often they repeat, in one
+// transaction under the caller's scopes (read and write must be normalized). It returns how
+// many memories were stamped: fewer than the distinct ids when some lie outside the caller's
+// write scopes or were deleted meanwhile.
+func (r *Recorder) Record(ctx context.Context, read, write []string, ids []int64, at time.Time) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	if len(write) == 0 {
+		return 0, ErrNoWriteScopes
+	}
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var n int64
+	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, read, write); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, recallsql.RecordAccess, pgx.StrictNamedArgs{"ids": ids, "at": at})
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("access: record %d memories: %w", len(ids), err)
+	}
+	return n, nil
+}

@@ -1,0 +1,141 @@
+// Package budget counts tokens and packs ranked items into a token budget. It is pure: no
+// database, no model; the token counter is injected.
+package budget
+
+import (
+	"fmt"
+	"sort"
+	"unicode"
+	"unicode/utf8"
+)
+
+// TokenCounter counts the tokens a text costs in the caller's context window.
+// Implementations are safe for concurrent use.
+type TokenCounter interface {
+	Count(text string) int
+}
+
+// Bytes4 is the default counter: one token per four bytes, rounded up, the usual estimate
+// for English text under BPE tokenizers.
+type Bytes4 struct{}
+
+// Count implements TokenCounter.
+func (Bytes4) Count(text string) int { return (len(text) + 3) / 4 }
+
+// CounterFunc adapts a function (for example a model tokenizer's) to TokenCounter.
+type CounterFunc func(string) int
+
+// Count implements TokenCounter.
+func (f CounterFunc) Count(text string) int { return f(text) }
+
+// Reason says why an item was left out of a pack.
+type Reason string
+
+// Reasons.
+const (
+	// ReasonOverBudget: the item did not fit in what was left of the budget.
+	ReasonOverBudget Reason = "over_budget"
+	// ReasonNoCandidates: the pack is empty because nothing matched.
+	ReasonNoCandidates Reason = "no_candidates"
+)
+
+// Packed is one item that made it into the pack.
+type Packed struct {
+	Index     int    // into the walked texts
+	Text      string // the text as packed (trimmed when Truncated)
+	Tokens    int
+	Truncated bool // the top item was cut to fit a budget nothing else fitted
+}
+
+// Omitted is one item left out.
+type Omitted struct {
+	Index  int
+	Tokens int // what it would have cost
+	Reason Reason
+}
+
+// Pack is the result of a walk.
+type Pack struct {
+	Items         []Packed
+	Omitted       []Omitted
+	Used          int    // tokens of the packed items
+	OmittedTokens int    // tokens of the omitted items
+	Empty         Reason // why Items is empty ("" when it is not)
+}
+
+// Walk packs texts, already in merit order, into budget tokens: it takes each text that
+// fits in what is left and skips (and reports) each one that does not, then keeps going, so
+// a long item never blocks shorter ones below it. When nothing fits, the top item is cut to
+// the budget and marked Truncated: a pack is never empty when something matched. A budget
+// below 1 is the caller's error.
+func Walk(texts []string, budget int, c TokenCounter) (Pack, error) {
+	if budget < 1 {
+		return Pack{}, fmt.Errorf("budget: %d tokens, want at least 1", budget)
+	}
+	if c == nil {
+		c = Bytes4{}
+	}
+	var p Pack
+	if len(texts) == 0 {
+		p.Empty = ReasonNoCandidates
+		return p, nil
+	}
+	left := budget
+	for i, t := range texts {
+		n := c.Count(t)
+		if n <= left {
+			p.Items = append(p.Items, Packed{Index: i, Text: t, Tokens: n})
+			p.Used += n
+			left -= n
+			continue
+		}
+		p.Omitted = append(p.Omitted, Omitted{Index: i, Tokens: n, Reason: ReasonOverBudget})
+		p.OmittedTokens += n
+	}
+	if len(p.Items) == 0 {
+		cut := Trim(texts[0], budget, c)
+		n := c.Count(cut)
+		p.Items = []Packed{{Index: 0, Text: cut, Tokens: n, Truncated: true}}
+		p.Used = n
+		p.Omitted = p.Omitted[1:]
+		p.OmittedTokens -= c.Count(texts[0])
+	}
+	return p, nil
+}
+
+// Trim returns the longest prefix of text that costs at most budget tokens, cut at a word
+// boundary when one exists in the last quarter of the kept prefix, with "…" appended when
+// something was cut and the mark still fits. Counters need not be linear: it searches.
+func Trim(text string, budget int, c TokenCounter) string {
+	if c.Count(text) <= budget {
+		return text
+	}
+	const mark = "…"
+	fits := func(s string) bool { return c.Count(s) <= budget }
+	// The longest prefix, ending on a rune boundary, that fits: binary search over the
+	// boundaries (prefix costs never fall as the prefix grows).
+	bounds := make([]int, 0, len(text)+1)
+	for i := range text {
+		bounds = append(bounds, i)
+	}
+	bounds = append(bounds, len(text))
+	k := sort.Search(len(bounds), func(k int) bool { return !fits(text[:bounds[k]]) }) - 1
+	lo := bounds[max(k, 0)]
+	cut := text[:lo]
+	// Prefer ending at a word boundary.
+	for i := len(cut) - 1; i > len(cut)*3/4; i-- {
+		r, _ := utf8.DecodeLastRuneInString(cut[:i+1])
+		if unicode.IsSpace(r) {
+			cut = cut[:i]
+			break
+		}
+	}
+	for len(cut) > 0 && !fits(cut+mark) {
+		_, size := utf8.DecodeLastRuneInString(cut)
+		cut = cut[:len(cut)-size]
+	}
+	if cut == "" {
+		return text[:lo]
+	}
+	return cut + mark
+}

@@ -1,0 +1,201 @@
+package recall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/recall-engine/recall/access"
+	"github.com/recall-engine/recall/budget"
+	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/rerank"
+	recallsql "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/statement"
+)
+
+// Config builds an Engine. Zero values take the documented defaults.
+type Config struct {
+	// Pool connects as the runtime role (recall_runtime), the one row security always applies
+	// to. Required. New refuses a role that bypasses row security.
+	Pool *pgxpool.Pool
+	// AccessPool is where access recording writes (nil: Pool). With read replicas serving
+	// recall, point it at the primary.
+	AccessPool *pgxpool.Pool
+
+	Embedder embed.Embedder      // nil: the built-in hashing embedder, embed.NewHashing(0)
+	Reranker rerank.Reranker     // nil or rerank.None{}: no rerank stage
+	Tokens   budget.TokenCounter // nil: budget.Bytes4 (one token per four bytes)
+	Settings *statement.Settings // nil: statement.DefaultSettings(); change later with SetSettings
+
+	RerankDepth   int     // candidates the reranker scores (0: 32)
+	RerankMin     int     // fewer candidates than this skip reranking (0: 5)
+	MMRLambda     float64 // MMR diversity after merit order: 0 off; in (0, 1) lower is more diverse
+	ExactEntities bool    // match query entities exactly only (no trigram branch)
+
+	NoAccess      bool          // do not record access
+	AccessTimeout time.Duration // bound on the recording transaction (0: access.DefaultTimeout)
+
+	// Strict makes a failing embedder, reranker or access recording an error; by default the
+	// stage is dropped and a warning is added to the Pack.
+	Strict bool
+
+	MaxBudget      int     // largest budget accepted, in tokens (0: 1,000,000)
+	MaxQueryTokens int     // longest query accepted, in tokens (0: 500)
+	MinSimilarity  float64 // below this top vector similarity, Abstain.LowSimilarity (0: 0.2)
+	MinResults     int     // fewer candidates than this, Abstain.TooFew (0: 3)
+
+	// Now returns the current time (nil: time.Now); tests pin it.
+	Now func() time.Time
+}
+
+// Engine answers recalls. It is safe for concurrent use; build one per database.
+type Engine struct {
+	cfg      Config
+	settings atomic.Pointer[statement.Settings]
+	cache    statement.Cache
+	recorder *access.Recorder
+
+	dimsMu   sync.Mutex
+	dims     []int
+	dimsRead time.Time
+}
+
+// ErrUnsafeRole is returned by New when the pool's role bypasses row security.
+var ErrUnsafeRole = errors.New("recall: the pool's role bypasses row security; connect as recall_runtime")
+
+// New checks cfg and the pool's role and returns an Engine.
+func New(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("recall: Config.Pool is required")
+	}
+	var unsafe bool
+	var role string
+	if err := cfg.Pool.QueryRow(ctx, recallsql.RoleCheck).Scan(&unsafe, &role); err != nil {
+		return nil, fmt.Errorf("recall: checking the pool's role (are the migrations applied?): %w", err)
+	}
+	if unsafe {
+		return nil, fmt.Errorf("%w (connected as %s)", ErrUnsafeRole, role)
+	}
+	if cfg.AccessPool == nil {
+		cfg.AccessPool = cfg.Pool
+	}
+	if cfg.Embedder == nil {
+		h, err := embed.NewHashing(0)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Embedder = h
+	}
+	if d := cfg.Embedder.Dim(); d < 1 || d > statement.MaxDim {
+		return nil, fmt.Errorf("recall: embedder %s has %d dimensions; the vector index takes 1 to %d", cfg.Embedder.Name(), d, statement.MaxDim)
+	}
+	if _, none := cfg.Reranker.(rerank.None); none {
+		cfg.Reranker = nil
+	}
+	if cfg.Tokens == nil {
+		cfg.Tokens = budget.Bytes4{}
+	}
+	defaults := []struct {
+		v *int
+		d int
+	}{{&cfg.RerankDepth, 32}, {&cfg.RerankMin, 5}, {&cfg.MaxBudget, 1_000_000}, {&cfg.MaxQueryTokens, 500}, {&cfg.MinResults, 3}}
+	for _, x := range defaults {
+		if *x.v <= 0 {
+			*x.v = x.d
+		}
+	}
+	if cfg.MinSimilarity == 0 {
+		cfg.MinSimilarity = 0.2
+	}
+	if cfg.MMRLambda < 0 || cfg.MMRLambda >= 1 {
+		return nil, fmt.Errorf("recall: Config.MMRLambda %v: want 0 (off) or a value in (0, 1)", cfg.MMRLambda)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	e := &Engine{cfg: cfg, recorder: access.New(cfg.AccessPool, cfg.AccessTimeout)}
+	s := statement.DefaultSettings()
+	if cfg.Settings != nil {
+		s = *cfg.Settings
+	}
+	e.settings.Store(&s)
+	return e, nil
+}
+
+// Settings returns the statement settings in use.
+func (e *Engine) Settings() statement.Settings { return *e.settings.Load() }
+
+// SetSettings replaces the statement settings; the next recall uses them. Every setting is a
+// bind parameter, so no cached statement is invalidated.
+func (e *Engine) SetSettings(s statement.Settings) { e.settings.Store(&s) }
+
+// Embedder returns the embedder in use.
+func (e *Engine) Embedder() embed.Embedder { return e.cfg.Embedder }
+
+// storedDims lists the embedding dimensions the database has vector indexes for (one per
+// dimension in use, see migrations/00004_vector_indexes.sql), re-read at most every 10 s or
+// when refresh is set.
+func (e *Engine) storedDims(ctx context.Context, refresh bool) ([]int, error) {
+	e.dimsMu.Lock()
+	defer e.dimsMu.Unlock()
+	if !refresh && !e.dimsRead.IsZero() && time.Since(e.dimsRead) < 10*time.Second {
+		return e.dims, nil
+	}
+	q, args, err := sq.Select("indexname").From("pg_indexes").
+		Where(sq.Eq{"schemaname": "recall"}).
+		Where(sq.Like{"indexname": `memories\_embedding\_%\_hnsw`}).
+		PlaceholderFormat(sq.Dollar).ToSql()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := e.cfg.Pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var dims []int
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		d, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "memories_embedding_"), "_hnsw"))
+		if err == nil {
+			dims = append(dims, d)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.Sort(dims)
+	e.dims, e.dimsRead = dims, time.Now()
+	return dims, nil
+}
+
+// checkDim refuses an embedder whose dimension the database does not store. A database
+// with no embeddings yet accepts any dimension.
+func (e *Engine) checkDim(ctx context.Context, dim int) error {
+	dims, err := e.storedDims(ctx, false)
+	if err != nil {
+		return fmt.Errorf("recall: listing stored embedding dimensions: %w", err)
+	}
+	if len(dims) == 0 || slices.Contains(dims, dim) {
+		return nil
+	}
+	if dims, err = e.storedDims(ctx, true); err != nil {
+		return fmt.Errorf("recall: listing stored embedding dimensions: %w", err)
+	}
+	if len(dims) == 0 || slices.Contains(dims, dim) {
+		return nil
+	}
+	return &DimensionError{Embedder: dim, Stored: dims}
+}

@@ -1,0 +1,42 @@
+package recall
+
+import (
+	"errors"
+	"fmt"
+)
+
+// InputError is bad input to Recall or Trace: Field names the input ("query", "budget",
+// "user.read_scopes[1]"), Problem says what is wrong, and Limit is the limit it breaks (0
+// when the problem is not a limit).
+type InputError struct {
+	Field   string
+	Problem string
+	Limit   int
+}
+
+func (e *InputError) Error() string {
+	if e.Limit > 0 {
+		return fmt.Sprintf("recall: %s: %s (limit %d)", e.Field, e.Problem, e.Limit)
+	}
+	return fmt.Sprintf("recall: %s: %s", e.Field, e.Problem)
+}
+
+// DimensionError is returned when the embedder's dimension differs from every dimension the
+// database stores embeddings in: the vector lane would find nothing. Fix the configuration
+// (or re-embed the corpus); it is an error even in lenient mode.
+type DimensionError struct {
+	Embedder int   // the configured embedder's dimension
+	Stored   []int // the dimensions the database has vector indexes for
+}
+
+func (e *DimensionError) Error() string {
+	return fmt.Sprintf("recall: embedding: the embedder gives %d dimensions, the database stores %v", e.Embedder, e.Stored)
+}
+
+// Sentinel errors of the stages, returned (wrapped) in Strict mode and reported as warnings
+// otherwise.
+var (
+	ErrEmbed  = errors.New("recall: embedding the query failed")
+	ErrRerank = errors.New("recall: reranking failed")
+	ErrAccess = errors.New("recall: recording access failed")
+)

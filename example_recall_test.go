@@ -1,0 +1,77 @@
+package recall_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/testdb"
+)
+
+// Recall answers a question with the evidence that fits a token budget; each item says which
+// lanes found it.
+func ExampleEngine_Recall() {
+	db, drop := testdb.ForExample()
+	defer drop()
+	ctx := context.Background()
+	emb, _ := embed.NewHashing(0)
+	if err := loadWorld(ctx, db.Owner, emb, []string{"team"}); err != nil {
+		panic(err)
+	}
+	now := time.Date(2022, 6, 1, 0, 0, 0, 0, time.UTC)
+	engine, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, Now: func() time.Time { return now }})
+	if err != nil {
+		panic(err)
+	}
+	alice := recall.User{ID: "alice", Read: []string{"team"}, Write: []string{"team"}}
+	pack, err := engine.Recall(ctx, alice, "When did Alice Martin move to Lisbon?", 60, nil)
+	if err != nil {
+		panic(err)
+	}
+	for i, it := range pack.Items {
+		fmt.Printf("%d. %s [%s] %s\n", i+1, it.ExternalID, it.Provenance(), it.Text)
+	}
+	fmt.Printf("%d of %d tokens, %d omitted, %d accesses recorded\n", pack.Used, pack.Budget, len(pack.Omitted), pack.Accessed)
+	// Output:
+	// 1. m01 [vector#1 bm25#1 mention#1 graph#3] Alice Martin moved to Lisbon in March 2021 to work on the harbor project.
+	// 2. m08 [vector#2 bm25#2 mention#3 graph#4] In July 2021 Alice flew from Lisbon to Tokyo for a conference on ports.
+	// 3. m02 [vector#3 bm25#4 mention#2 graph#1] Alice and Bob Stone walked along the Tagus river every Sunday morning.
+	// 55 of 60 tokens, 7 omitted, 3 accesses recorded
+}
+
+// Trace shows why a memory ranked where it did, without recording any access.
+func ExampleEngine_Trace() {
+	db, drop := testdb.ForExample()
+	defer drop()
+	ctx := context.Background()
+	emb, _ := embed.NewHashing(0)
+	if err := loadWorld(ctx, db.Owner, emb, []string{"team"}); err != nil {
+		panic(err)
+	}
+	now := time.Date(2022, 6, 1, 0, 0, 0, 0, time.UTC)
+	engine, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, Now: func() time.Time { return now }})
+	if err != nil {
+		panic(err)
+	}
+	bob := recall.User{ID: "bob", Read: []string{"team"}, Write: []string{"team"}}
+	tr, err := engine.Trace(ctx, bob, "What did Bob Stone present about the harbor cranes?", 40, nil)
+	if err != nil {
+		panic(err)
+	}
+	top := &tr.Candidates[0]
+	fmt.Print(tr.Why(top))
+	fmt.Printf("packed %d, accesses recorded %d\n", len(tr.Pack.Items), tr.Pack.Accessed)
+	// Output:
+	// memory 3 (m03): fused #1, score 0.056608 = RRF 0.056608
+	//   vector    rank   1  score     0.7447  adds 0.016393
+	//   bm25      rank   1  score     6.7982  adds 0.016393
+	//   mention   rank   2  score     1.0000  adds 0.016129
+	//   graph     rank   5  score     0.3542  adds 0.007692
+	//   temporal  not found
+	//   title     not found
+	//   not reranked, merit #1
+	//   packed (20 tokens)
+	// packed 2, accesses recorded 0
+}

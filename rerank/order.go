@@ -1,0 +1,51 @@
+package rerank
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Order returns the merit order of n candidates, as indexes into the statement's order:
+//  1. direct sources (the query names their source), reranked ones first by score, the
+//     others in statement order;
+//  2. the rest of the reranked head (the first len(scores) candidates) by score, highest
+//     first, ties in statement order;
+//  3. the rest in statement order.
+//
+// scores may be nil (no reranking); direct has n entries or is nil.
+func Order(n int, scores []float32, direct []bool) []int {
+	isDirect := func(i int) bool { return direct != nil && direct[i] }
+	head := min(len(scores), n)
+	var first, mid, rest []int
+	for i := range n {
+		switch {
+		case isDirect(i):
+			first = append(first, i)
+		case i < head:
+			mid = append(mid, i)
+		default:
+			rest = append(rest, i)
+		}
+	}
+	byScore := func(a, b int) int {
+		ra, rb := a < head, b < head
+		switch {
+		case ra && rb:
+			if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+				return c
+			}
+		case ra != rb: // reranked before not reranked
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a, b)
+	}
+	slices.SortStableFunc(first, byScore)
+	slices.SortStableFunc(mid, byScore)
+	out := make([]int, 0, n)
+	out = append(out, first...)
+	out = append(out, mid...)
+	return append(out, rest...)
+}

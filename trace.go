@@ -1,0 +1,140 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/recall-engine/recall/statement"
+)
+
+// Trace is one recall laid open: the pack Recall would return, every lane's candidates with
+// ranks and scores, the fused order, rerank scores, what the budget walk did with each
+// candidate, the statement's shape and the stage timings. Making it records no access.
+type Trace struct {
+	Pack       *Pack
+	SearchText string   // the query after the speaker rewrite
+	Mentions   []string // the query's entity mention candidates
+	Shape      statement.Shape
+	SQL        string
+	Settings   statement.Settings
+	// K is how many fused candidates Recall orders and packs; Candidates holds more, so that
+	// every lane's candidates appear.
+	K          int
+	Candidates []TraceCandidate // the statement's rows in fused order
+	// Lanes lists each lane's candidates in lane order, as indexes into Candidates.
+	Lanes [statement.NumLanes][]int
+}
+
+// Decision is what became of a candidate.
+type Decision string
+
+// Decisions.
+const (
+	Packed          Decision = "packed"
+	PackedTruncated Decision = "packed_truncated"
+	OverBudget      Decision = "over_budget"
+	BeyondK         Decision = "beyond_k" // fused rank past Settings.K: never considered
+)
+
+// TraceCandidate is one row of the statement and its fate.
+type TraceCandidate struct {
+	statement.Candidate
+	FusedRank   int      // 1-based place in the statement's order
+	MeritRank   int      // 1-based place after reranking and direct sources (0: beyond K)
+	RerankScore *float32 // nil when not reranked
+	Tokens      int
+	Decision    Decision
+}
+
+// Trace runs the recall path for user without recording access and returns everything it
+// decided on the way. opts may be nil.
+func (e *Engine) Trace(ctx context.Context, user User, query string, budgetTokens int, opts *Options) (*Trace, error) {
+	r, err := e.run(ctx, user, query, budgetTokens, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	tr := &Trace{
+		Pack: r.pack, SearchText: r.searchText, Mentions: r.mentions,
+		Shape: r.statement.Shape, SQL: r.statement.SQL, Settings: r.settings,
+		K: min(r.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
+	}
+	for i, c := range r.all {
+		tr.Candidates[i] = TraceCandidate{Candidate: c, FusedRank: i + 1, Decision: BeyondK, Tokens: e.cfg.Tokens.Count(c.Text)}
+		if i < len(r.rerank) {
+			v := r.rerank[i]
+			tr.Candidates[i].RerankScore = &v
+		}
+	}
+	for m, j := range r.order {
+		tr.Candidates[j].MeritRank = m + 1
+	}
+	for _, it := range r.walk.Items {
+		c := &tr.Candidates[r.order[it.Index]]
+		c.Decision = Packed
+		if it.Truncated {
+			c.Decision = PackedTruncated
+		}
+	}
+	for _, o := range r.walk.Omitted {
+		tr.Candidates[r.order[o.Index]].Decision = OverBudget
+	}
+	for l := range statement.Lane(statement.NumLanes) {
+		var idx []int
+		for i, c := range tr.Candidates {
+			if c.Lanes[l].Rank > 0 {
+				idx = append(idx, i)
+			}
+		}
+		slices.SortFunc(idx, func(a, b int) int { return tr.Candidates[a].Lanes[l].Rank - tr.Candidates[b].Lanes[l].Rank })
+		tr.Lanes[l] = idx
+	}
+	return tr, nil
+}
+
+// Find returns the candidate with memory id, or nil when the statement did not return it.
+func (t *Trace) Find(id int64) *TraceCandidate {
+	for i := range t.Candidates {
+		if t.Candidates[i].ID == id {
+			return &t.Candidates[i]
+		}
+	}
+	return nil
+}
+
+// Why explains a candidate's place: each lane's rank and its RRF share, the recency and
+// frequency terms, the fused rank, the rerank score and merit rank, and the pack decision.
+func (t *Trace) Why(c *TraceCandidate) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "memory %d (%s): fused #%d, score %.6f = RRF %.6f", c.ID, c.ExternalID, c.FusedRank, c.Score, c.RRF)
+	if extra := c.Score - c.RRF; extra != 0 {
+		fmt.Fprintf(&b, " + recency/frequency %.6f", extra)
+	}
+	b.WriteString("\n")
+	for l := range statement.Lane(statement.NumLanes) {
+		if !t.Shape.Plan.Has(l) {
+			continue
+		}
+		h := c.Lanes[l]
+		if h.Rank == 0 {
+			fmt.Fprintf(&b, "  %-8s  not found\n", l)
+			continue
+		}
+		share := t.Settings.Weights[l] / (t.Settings.RRFK + float64(h.Rank))
+		fmt.Fprintf(&b, "  %-8s  rank %3d  score %10.4f  adds %.6f\n", l, h.Rank, h.Score, share)
+	}
+	if c.Direct {
+		b.WriteString("  direct source: the query names its title\n")
+	}
+	switch {
+	case c.MeritRank == 0:
+		fmt.Fprintf(&b, "  beyond the %d candidates ordered and packed\n", t.K)
+	case c.RerankScore != nil:
+		fmt.Fprintf(&b, "  rerank score %.4f, merit #%d\n", *c.RerankScore, c.MeritRank)
+	default:
+		fmt.Fprintf(&b, "  not reranked, merit #%d\n", c.MeritRank)
+	}
+	fmt.Fprintf(&b, "  %s (%d tokens)\n", c.Decision, c.Tokens)
+	return b.String()
+}
