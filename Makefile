@@ -31,9 +31,27 @@ db-clean: ## Stop the private server and delete its data directory (.pg/).
 	@scripts/db.sh clean
 
 .PHONY: test
-test: ## Run every test against the private server (installed and started as needed).
+test: ## Run every test against the private server (installed and started as needed), then the ONNX tests again on ONNX Runtime.
 	@url=$$(scripts/db.sh start); \
 	TEST_DATABASE_URL="$$url" $(GO) test -count=1 $(PKGS)
+	@lib=$$(scripts/ort-install.sh); \
+	ONNXRUNTIME_LIB="$$lib" $(GO) test -count=1 -tags ort $(ONNX_PKGS)
+
+ONNX_PKGS := ./embed/onnx ./rerank/onnx
+
+.PHONY: ort
+ort: ## Fetch ONNX Runtime's shared library (npm onnxruntime-node) into .ort/; prints its path.
+	@scripts/ort-install.sh
+
+.PHONY: bench-models
+bench-models: ## Write MiniLM-L6-shaped random-weight ONNX models into .models/ (installs python3-onnx with apt if missing).
+	@scripts/bench-models.sh
+
+.PHONY: bench-onnx
+bench-onnx: bench-models ## ONNX benchmarks, both backends, GOEXPERIMENT=simd (COUNT=n, TIMES=n).
+	@lib=$$(scripts/ort-install.sh); \
+	GOEXPERIMENT=simd ONNXRUNTIME_LIB="$$lib" $(GO) test -tags ort -run='^$$' -bench='$(or $(BENCH),.)' \
+		-benchtime=$(or $(TIMES),5)x -count=$(or $(COUNT),1) $(ONNX_PKGS)
 
 .PHONY: bench
 bench: ## Run the benchmarks (BENCH=regexp, COUNT=n).

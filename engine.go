@@ -33,7 +33,7 @@ type Config struct {
 
 	Embedder embed.Embedder      // nil: the built-in hashing embedder, embed.NewHashing(0)
 	Reranker rerank.Reranker     // nil or rerank.None{}: no rerank stage
-	Tokens   budget.TokenCounter // nil: budget.Bytes4 (one token per four bytes)
+	Tokens   budget.TokenCounter // nil: the ONNX model's tokenizer when one is configured, else budget.Bytes4
 	Settings *statement.Settings // nil: statement.DefaultSettings(); change later with SetSettings
 
 	RerankDepth   int     // candidates the reranker scores (0: 32)
@@ -102,7 +102,14 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		cfg.Reranker = nil
 	}
 	if cfg.Tokens == nil {
-		cfg.Tokens = budget.Bytes4{}
+		// The model's own tokenizer when the embedder (or else the reranker) has one.
+		if tc, ok := cfg.Embedder.(budget.TokenCounter); ok {
+			cfg.Tokens = tc
+		} else if tc, ok := cfg.Reranker.(budget.TokenCounter); ok {
+			cfg.Tokens = tc
+		} else {
+			cfg.Tokens = budget.Bytes4{}
+		}
 	}
 	defaults := []struct {
 		v *int

@@ -61,18 +61,26 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	}
 	type embedded struct {
 		vec []float32
+		cut []embed.Truncation
 		err error
 		d   time.Duration
 	}
 	done := make(chan embedded, 1)
 	go func() {
 		t := time.Now()
-		vs, err := e.cfg.Embedder.Embed(ctx, []string{r.searchText}, embed.Query)
+		var vs [][]float32
+		var cut []embed.Truncation
+		var err error
+		if rep, ok := e.cfg.Embedder.(embed.Reporter); ok {
+			vs, cut, err = rep.EmbedReport(ctx, []string{r.searchText}, embed.Query)
+		} else {
+			vs, err = e.cfg.Embedder.Embed(ctx, []string{r.searchText}, embed.Query)
+		}
 		var v []float32
 		if err == nil {
 			v = vs[0]
 		}
-		done <- embedded{v, err, time.Since(t)}
+		done <- embedded{v, cut, err, time.Since(t)}
 	}()
 	t := time.Now()
 	r.mentions = statement.Mentions(query)
@@ -83,6 +91,9 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	if em.err == nil {
 		if err := e.checkDim(ctx, len(vec)); err != nil {
 			return nil, err
+		}
+		for _, c := range em.cut {
+			warn("embed", fmt.Errorf("the query was cut to %d of its %d tokens for the embedding model", c.Kept, c.Tokens))
 		}
 	} else {
 		if ctx.Err() != nil {
@@ -136,8 +147,17 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 			docs[i] = c.Text
 		}
 		t = time.Now()
-		scores, err := e.cfg.Reranker.Score(ctx, query, docs)
+		var scores []float32
+		var rep rerank.Report
+		if rr, ok := e.cfg.Reranker.(rerank.Reporter); ok {
+			scores, rep, err = rr.ScoreReport(ctx, query, docs)
+		} else {
+			scores, err = e.cfg.Reranker.Score(ctx, query, docs)
+		}
 		p.Timings.Rerank = time.Since(t)
+		if rep.QueryTruncated {
+			warn("rerank", errors.New("the query was cut to half the cross-encoder's length"))
+		}
 		switch {
 		case err == nil && len(scores) != len(docs):
 			err = fmt.Errorf("%d scores for %d documents", len(scores), len(docs))

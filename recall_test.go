@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +17,9 @@ import (
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/embed"
+	embedonnx "github.com/recall-engine/recall/embed/onnx"
 	"github.com/recall-engine/recall/internal/testdb"
+	rerankonnx "github.com/recall-engine/recall/rerank/onnx"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -526,4 +529,64 @@ func TestConcurrentRecalls(t *testing.T) {
 		t.Fatalf("access counts sum to %d, %d items were packed", total, packed.Load())
 	}
 	t.Logf("%d recalls, %d items packed", workers*rounds, total)
+}
+
+// TestRecallWithONNXModels: the tiny ONNX embedder and cross-encoder end to end. The budget
+// counts the embedder's tokens, the head is reranked, and a query longer than the embedder
+// takes comes back with a warning, not an error.
+func TestRecallWithONNXModels(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	emb, err := embedonnx.New(ctx, embedonnx.Config{Dir: "testdata/models/tiny-embedder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = emb.Close() })
+	ce, err := rerankonnx.New(ctx, rerankonnx.Config{Dir: "testdata/models/tiny-cross-encoder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ce.Close() })
+	if err := loadWorld(ctx, db.Owner, emb, []string{"team"}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, Reranker: ce, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := e.Trace(ctx, member, "harbor cranes in Rotterdam", 80, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tr.Pack
+	if len(p.Items) == 0 || len(p.Warnings) != 0 {
+		t.Fatalf("%d items, warnings %v", len(p.Items), p.Warnings)
+	}
+	reranked := 0
+	for _, c := range tr.Candidates[:tr.K] {
+		if c.RerankScore != nil {
+			reranked++
+			want, err := ce.Score(ctx, "harbor cranes in Rotterdam", []string{c.Text})
+			if err != nil || math.Abs(float64(*c.RerankScore-want[0])) > 1e-5 {
+				t.Fatalf("%s: rerank score %v, alone %v (%v)", c.ExternalID, *c.RerankScore, want, err)
+			}
+		}
+	}
+	if reranked != min(tr.K, 32) {
+		t.Fatalf("%d reranked of %d", reranked, tr.K)
+	}
+	for _, it := range p.Items {
+		if it.Tokens != emb.Count(it.Text) {
+			t.Fatalf("%s: %d tokens, the model's tokenizer counts %d", it.ExternalID, it.Tokens, emb.Count(it.Text))
+		}
+	}
+	long := strings.Repeat("harbor cranes ", 40) // 80 words: over the tiny model's 64 tokens
+	p, err = e.Recall(ctx, member, long, 80, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings) == 0 || p.Warnings[0].Stage != "embed" || !strings.Contains(p.Warnings[0].Message, "cut to 62 of its 80 tokens") {
+		t.Fatalf("warnings %v", p.Warnings)
+	}
 }

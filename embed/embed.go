@@ -41,6 +41,20 @@ type Embedder interface {
 	Name() string
 }
 
+// Truncation is a text an embedder cut to its model's length: which one, its length in the
+// model's tokens before cutting, and the tokens kept.
+type Truncation struct {
+	Index  int
+	Tokens int
+	Kept   int
+}
+
+// Reporter is implemented by embedders that cut texts longer than their model takes; the
+// engine turns a cut query into a warning.
+type Reporter interface {
+	EmbedReport(ctx context.Context, texts []string, mode Mode) ([][]float32, []Truncation, error)
+}
+
 // ErrEmptyText is the problem of a text with nothing to embed.
 var ErrEmptyText = errors.New("empty text")
 

@@ -37,6 +37,25 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("rerank: document %d: %s", e.Index, e.Problem)
 }
 
+// Truncation is a document a reranker cut to its model's length: which one, its length in the
+// model's tokens before cutting, and the tokens kept.
+type Truncation struct {
+	Index  int
+	Tokens int
+	Kept   int
+}
+
+// Report says what a scoring call cut to fit the model.
+type Report struct {
+	QueryTruncated bool
+	Truncated      []Truncation
+}
+
+// Reporter is implemented by rerankers that cut pairs longer than their model takes.
+type Reporter interface {
+	ScoreReport(ctx context.Context, query string, docs []string) ([]float32, Report, error)
+}
+
 // ErrEmptyQuery is the problem of a blank query.
 var ErrEmptyQuery = errors.New("rerank: empty query")
 

@@ -4,8 +4,9 @@
 // max_seq_length are cut at a token boundary and reported, never passed through to crash the
 // position embeddings.
 //
-// Build with GOEXPERIMENT=simd where the toolchain has it: the backend's kernels are several
-// times faster.
+// Two backends run the model: hugot's pure-Go backend (BackendGo, the default; build with
+// GOEXPERIMENT=simd where the toolchain has it, its kernels are several times faster), and
+// ONNX Runtime (BackendORT, in binaries built with -tags ort; see scripts/ort-install.sh).
 package onnx
 
 import (
@@ -19,6 +20,16 @@ import (
 
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/hf"
+	"github.com/recall-engine/recall/internal/ortrun"
+)
+
+// Backend names what runs the model.
+type Backend string
+
+// Backends.
+const (
+	BackendGo  Backend = "go"  // hugot's pure-Go backend
+	BackendORT Backend = "ort" // ONNX Runtime: build with -tags ort, library from ONNXRUNTIME_LIB
 )
 
 // ModelError is a model directory the embedder cannot use (missing file, malformed config,
@@ -34,31 +45,23 @@ type Config struct {
 	// MaxLen overrides the model's length in tokens, special tokens included (0: the
 	// model's, see hf.Dir.MaxLen).
 	MaxLen int
+	// Backend runs the model (default BackendGo).
+	Backend Backend
+	// ORTLibrary is libonnxruntime.so for BackendORT ("": $ONNXRUNTIME_LIB).
+	ORTLibrary string
 }
 
 // Embedder runs one ONNX embedding model. Safe for concurrent use: forward passes are
 // serialized (the backend already uses every core).
 type Embedder struct {
-	cfg     Config
-	dir     *hf.Dir
-	dim     int
-	maxLen  int
-	mu      sync.Mutex
-	session *hugot.Session
-	pipe    *pipelines.FeatureExtractionPipeline
-}
-
-// Report says what an embedding call did to its texts.
-type Report struct {
-	// Truncated lists the texts cut to the model's length: index, tokens before cutting.
-	Truncated []Truncation
-}
-
-// Truncation is one text cut to the model's length.
-type Truncation struct {
-	Index  int
-	Tokens int // before cutting, special tokens not counted
-	Kept   int
+	cfg    Config
+	dir    *hf.Dir
+	dim    int
+	maxLen int
+	mu     sync.Mutex
+	closed bool
+	run    func(ctx context.Context, texts []string) ([][]float32, error)
+	close  func() error
 }
 
 // New loads the model in cfg.Dir.
@@ -77,50 +80,95 @@ func New(ctx context.Context, cfg Config) (*Embedder, error) {
 	if e.maxLen < 3 {
 		return nil, &ModelError{Dir: cfg.Dir, Problem: fmt.Sprintf("max length %d leaves no room for text", e.maxLen)}
 	}
+	var dims []int64
+	var name string
+	switch cfg.Backend {
+	case "", BackendGo:
+		dims, name, err = e.openGo(ctx)
+	case BackendORT:
+		dims, name, err = e.openORT()
+	default:
+		return nil, fmt.Errorf("embed onnx: backend %q: want %q or %q", cfg.Backend, BackendGo, BackendORT)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Token embeddings [batch, sequence, hidden] (mean pooled here) or a pooled sentence
+	// embedding [batch, hidden].
+	if len(dims) != 3 && len(dims) != 2 || dims[len(dims)-1] < 8 {
+		_ = e.close()
+		return nil, &ModelError{Dir: cfg.Dir, File: "model.onnx", Problem: fmt.Sprintf(
+			"output %s has shape %v; an embedder outputs [batch, sequence, hidden] or [batch, hidden]", name, dims)}
+	}
+	e.dim = int(dims[len(dims)-1])
+	if e.dim > 2000 {
+		_ = e.close()
+		return nil, &ModelError{Dir: cfg.Dir, Problem: fmt.Sprintf("%d dimensions; the vector index takes at most 2000", e.dim)}
+	}
+	return e, nil
+}
+
+func (e *Embedder) openGo(ctx context.Context) ([]int64, string, error) {
 	s, err := hugot.NewGoSession(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("embed onnx: %w", err)
+		return nil, "", fmt.Errorf("embed onnx: %w", err)
 	}
 	pipe, err := hugot.NewPipeline(s, hugot.FeatureExtractionConfig{
-		ModelPath: cfg.Dir, Name: "embed:" + filepath.Clean(cfg.Dir),
+		ModelPath: e.cfg.Dir, Name: "embed:" + filepath.Clean(e.cfg.Dir),
 		Options: []hugot.FeatureExtractionOption{pipelines.WithNormalization()},
 	})
 	if err != nil {
 		_ = s.Destroy()
-		return nil, &ModelError{Dir: cfg.Dir, File: "model.onnx", Problem: err.Error()}
+		return nil, "", &ModelError{Dir: e.cfg.Dir, File: "model.onnx", Problem: err.Error()}
+	}
+	e.close = s.Destroy
+	e.run = func(ctx context.Context, texts []string) ([][]float32, error) {
+		res, err := pipe.RunPipeline(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		return res.Embeddings, nil
 	}
 	out := pipe.GetMetadata().OutputsInfo
 	if len(out) == 0 {
 		_ = s.Destroy()
-		return nil, &ModelError{Dir: cfg.Dir, File: "model.onnx", Problem: "no output"}
+		return nil, "", &ModelError{Dir: e.cfg.Dir, File: "model.onnx", Problem: "no output"}
 	}
-	dims := out[0].Dimensions
-	// Token embeddings [batch, sequence, hidden] (mean pooled here) or a pooled sentence
-	// embedding [batch, hidden].
-	if len(dims) != 3 && len(dims) != 2 || dims[len(dims)-1] < 8 {
-		_ = s.Destroy()
-		return nil, &ModelError{Dir: cfg.Dir, File: "model.onnx", Problem: fmt.Sprintf(
-			"output %s has shape %v; an embedder outputs [batch, sequence, hidden] or [batch, hidden]", out[0].Name, dims)}
+	return out[0].Dimensions, out[0].Name, nil
+}
+
+func (e *Embedder) openORT() ([]int64, string, error) {
+	s, err := ortrun.Open(e.dir, e.cfg.ORTLibrary)
+	if err != nil {
+		return nil, "", err
 	}
-	e.dim = int(dims[len(dims)-1])
-	if e.dim > 2000 {
-		_ = s.Destroy()
-		return nil, &ModelError{Dir: cfg.Dir, Problem: fmt.Sprintf("%d dimensions; the vector index takes at most 2000", e.dim)}
+	e.close = s.Close
+	e.run = func(_ context.Context, texts []string) ([][]float32, error) {
+		b, err := e.dir.Single(texts)
+		if err != nil {
+			return nil, err
+		}
+		data, shape, err := s.Run(b)
+		if err != nil {
+			return nil, err
+		}
+		if len(shape) == 2 { // pooled by the model
+			return b.Rows(data, int(shape[1]))
+		}
+		return b.MeanPool(data, int(shape[len(shape)-1]))
 	}
-	e.session, e.pipe = s, pipe
-	return e, nil
+	return s.OutDims, s.Output, nil
 }
 
 // Close releases the model.
 func (e *Embedder) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.session == nil {
+	if e.closed {
 		return nil
 	}
-	err := e.session.Destroy()
-	e.session = nil
-	return err
+	e.closed = true
+	return e.close()
 }
 
 // Dim implements embed.Embedder.
@@ -144,9 +192,10 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, mode embed.Mode) (
 	return v, err
 }
 
-// EmbedReport is Embed that also reports which texts were cut to the model's length.
-func (e *Embedder) EmbedReport(ctx context.Context, texts []string, mode embed.Mode) ([][]float32, Report, error) {
-	var rep Report
+// EmbedReport is Embed that also reports which texts were cut to the model's length
+// (token counts without the special tokens). It implements embed.Reporter.
+func (e *Embedder) EmbedReport(ctx context.Context, texts []string, mode embed.Mode) ([][]float32, []embed.Truncation, error) {
+	var rep []embed.Truncation
 	if err := embed.CheckTexts(texts); err != nil {
 		return nil, rep, err
 	}
@@ -158,7 +207,7 @@ func (e *Embedder) EmbedReport(ctx context.Context, texts []string, mode embed.M
 	for i, t := range texts {
 		cut, kept, n := e.dir.Fit(prefix+t, e.maxLen-2) // [CLS] and [SEP]
 		if kept < n {
-			rep.Truncated = append(rep.Truncated, Truncation{Index: i, Tokens: n, Kept: kept})
+			rep = append(rep, embed.Truncation{Index: i, Tokens: n, Kept: kept})
 		}
 		in[i] = cut
 	}
@@ -167,7 +216,7 @@ func (e *Embedder) EmbedReport(ctx context.Context, texts []string, mode embed.M
 		if err := ctx.Err(); err != nil {
 			return nil, rep, err
 		}
-		vs, err := e.run(ctx, in[lo:min(len(in), lo+e.cfg.BatchSize)])
+		vs, err := e.forward(ctx, in[lo:min(len(in), lo+e.cfg.BatchSize)])
 		if err != nil {
 			return nil, rep, err
 		}
@@ -176,24 +225,24 @@ func (e *Embedder) EmbedReport(ctx context.Context, texts []string, mode embed.M
 	return out, rep, nil
 }
 
-func (e *Embedder) run(ctx context.Context, batch []string) ([][]float32, error) {
+func (e *Embedder) forward(ctx context.Context, batch []string) ([][]float32, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.session == nil {
+	if e.closed {
 		return nil, fmt.Errorf("embed onnx: the embedder is closed")
 	}
-	res, err := e.pipe.RunPipeline(ctx, batch)
+	vs, err := e.run(ctx, batch)
 	if err != nil {
 		return nil, fmt.Errorf("embed onnx: %w", err)
 	}
-	if len(res.Embeddings) != len(batch) {
-		return nil, fmt.Errorf("embed onnx: %d embeddings for %d texts", len(res.Embeddings), len(batch))
+	if len(vs) != len(batch) {
+		return nil, fmt.Errorf("embed onnx: %d embeddings for %d texts", len(vs), len(batch))
 	}
-	for i, v := range res.Embeddings {
+	for i, v := range vs {
 		if len(v) != e.dim {
 			return nil, &ModelError{Dir: e.cfg.Dir, File: "model.onnx", Problem: fmt.Sprintf("embedding of length %d, the output declares %d", len(v), e.dim)}
 		}
-		res.Embeddings[i] = embed.Normalize(v)
+		vs[i] = embed.Normalize(v)
 	}
-	return res.Embeddings, nil
+	return vs, nil
 }

@@ -13,7 +13,23 @@ import (
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/embed/onnx"
 	"github.com/recall-engine/recall/internal/modeltest"
+	"github.com/recall-engine/recall/internal/ortrun"
 )
+
+// backends are the backends this test binary has: ONNX Runtime too when built with -tags ort.
+func backends() []onnx.Backend {
+	if ortrun.Built {
+		return []onnx.Backend{onnx.BackendGo, onnx.BackendORT}
+	}
+	return []onnx.Backend{onnx.BackendGo}
+}
+
+// eachBackend runs f once per backend, as a subtest.
+func eachBackend(t *testing.T, f func(t *testing.T, b onnx.Backend)) {
+	for _, b := range backends() {
+		t.Run(string(b), func(t *testing.T) { f(t, b) })
+	}
+}
 
 const tiny = "../../testdata/models/tiny-embedder"
 
@@ -32,12 +48,14 @@ func load(t *testing.T, cfg onnx.Config) *onnx.Embedder {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	e := load(t, onnx.Config{BatchSize: 3})
-	if e.Dim() != 32 || e.MaxLen() != 64 {
-		t.Fatalf("dim %d max len %d, want 32 and 64", e.Dim(), e.MaxLen())
-	}
-	// Padding to the longest text in a batch must not move a vector by more than float noise.
-	modeltest.Embedder(t, e, 1e-5)
+	eachBackend(t, func(t *testing.T, b onnx.Backend) {
+		e := load(t, onnx.Config{BatchSize: 3, Backend: b})
+		if e.Dim() != 32 || e.MaxLen() != 64 {
+			t.Fatalf("dim %d max len %d, want 32 and 64", e.Dim(), e.MaxLen())
+		}
+		// Padding to the longest text in a batch must not move a vector by more than float noise.
+		modeltest.Embedder(t, e, 1e-5)
+	})
 }
 
 // TestMatchesReference compares with a numpy forward pass over the same weights, tokenized
@@ -56,21 +74,23 @@ func TestMatchesReference(t *testing.T) {
 	if err := json.Unmarshal(b, &ref); err != nil {
 		t.Fatal(err)
 	}
-	e := load(t, onnx.Config{})
-	got, err := e.Embed(context.Background(), ref.Texts, embed.Document)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range ref.Embeddings {
-		if n := e.Count(ref.Texts[i]); n != len(ref.IDs[i])-2 {
-			t.Fatalf("text %d: %d tokens, the reference tokenizer gives %d", i, n, len(ref.IDs[i])-2)
+	eachBackend(t, func(t *testing.T, b onnx.Backend) {
+		e := load(t, onnx.Config{Backend: b})
+		got, err := e.Embed(context.Background(), ref.Texts, embed.Document)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for j := range want {
-			if d := math.Abs(float64(got[i][j]) - want[j]); d > 1e-4 {
-				t.Fatalf("text %d dim %d: %v, reference %v", i, j, got[i][j], want[j])
+		for i, want := range ref.Embeddings {
+			if n := e.Count(ref.Texts[i]); n != len(ref.IDs[i])-2 {
+				t.Fatalf("text %d: %d tokens, the reference tokenizer gives %d", i, n, len(ref.IDs[i])-2)
+			}
+			for j := range want {
+				if d := math.Abs(float64(got[i][j]) - want[j]); d > 1e-4 {
+					t.Fatalf("text %d dim %d: %v, reference %v", i, j, got[i][j], want[j])
+				}
 			}
 		}
-	}
+	})
 }
 
 func TestTruncation(t *testing.T) {
@@ -82,8 +102,8 @@ func TestTruncation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Truncated) != 1 || rep.Truncated[0].Index != 1 || rep.Truncated[0].Kept != 62 || rep.Truncated[0].Tokens != 800 {
-		t.Fatalf("report %+v, want text 1 cut from 800 to 62 tokens", rep.Truncated)
+	if len(rep) != 1 || rep[0].Index != 1 || rep[0].Kept != 62 || rep[0].Tokens != 800 {
+		t.Fatalf("report %+v, want text 1 cut from 800 to 62 tokens", rep)
 	}
 	// The cut text embeds like its first 62 tokens.
 	cut := strings.Repeat("aspirin lowers the risk of heart attacks ", 7) + "aspirin lowers the risk of heart"
@@ -99,7 +119,7 @@ func TestTruncation(t *testing.T) {
 	// A shorter MaxLen is honoured.
 	e8 := load(t, onnx.Config{MaxLen: 8})
 	_, rep, err = e8.EmbedReport(context.Background(), []string{short + " " + short}, embed.Query)
-	if err != nil || len(rep.Truncated) != 1 || rep.Truncated[0].Kept != 6 {
+	if err != nil || len(rep) != 1 || rep[0].Kept != 6 {
 		t.Fatalf("MaxLen 8: %v %+v", err, rep)
 	}
 }

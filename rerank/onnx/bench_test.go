@@ -9,7 +9,9 @@ import (
 	"github.com/knights-analytics/hugot"
 	"github.com/knights-analytics/hugot/pipelines"
 
+	"github.com/recall-engine/recall/internal/hf"
 	"github.com/recall-engine/recall/internal/modeltest"
+	"github.com/recall-engine/recall/internal/ortrun"
 	"github.com/recall-engine/recall/rerank/onnx"
 )
 
@@ -25,34 +27,44 @@ func pairs(total int) []string {
 	return docs
 }
 
+func perPair(b *testing.B, start time.Time, n int) {
+	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N*n), "ms/pair")
+}
+
 // BenchmarkCrossEncoder: ms per pair through this package, batches of 32, on a MiniLM-L6
-// shaped model with random weights.
+// shaped model with random weights, for each backend in the binary.
 func BenchmarkCrossEncoder(b *testing.B) {
 	dir := modeltest.BenchModel(b, "minilm-l6-cross-encoder")
-	c, err := onnx.New(context.Background(), onnx.Config{Dir: dir, BatchSize: 32})
-	if err != nil {
-		b.Fatal(err)
+	bs := []onnx.Backend{onnx.BackendGo}
+	if ortrun.Built {
+		bs = append(bs, onnx.BackendORT)
 	}
-	defer c.Close() //nolint:errcheck // benchmark teardown
-	for _, total := range []int{64, 192} {
-		docs := pairs(total)
-		if n := c.Count(benchQuery) + c.Count(docs[0]) + 3; n != total {
-			b.Fatalf("pair of %d tokens, want %d", n, total)
+	for _, backend := range bs {
+		c, err := onnx.New(context.Background(), onnx.Config{Dir: dir, BatchSize: 32, Backend: backend})
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("tokens=%d", total), func(b *testing.B) {
-			start := time.Now()
-			for b.Loop() {
-				if _, err := c.Score(context.Background(), benchQuery, docs); err != nil {
-					b.Fatal(err)
-				}
+		for _, total := range []int{64, 192} {
+			docs := pairs(total)
+			if n := c.Count(benchQuery) + c.Count(docs[0]) + 3; n != total {
+				b.Fatalf("pair of %d tokens, want %d", n, total)
 			}
-			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N*len(docs)), "ms/pair")
-		})
+			b.Run(fmt.Sprintf("backend=%s/tokens=%d", backend, total), func(b *testing.B) {
+				start := time.Now()
+				for b.Loop() {
+					if _, err := c.Score(context.Background(), benchQuery, docs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				perPair(b, start, len(docs))
+			})
+		}
+		_ = c.Close()
 	}
 }
 
-// BenchmarkCrossEncoderRaw is the same work as a direct hugot pipeline call, to measure this
-// package's overhead (tokenizing twice to fit lengths, reordering scores).
+// BenchmarkCrossEncoderRaw is the same work as a direct backend call (hugot's pipeline; ONNX
+// Runtime's session on a batch tokenized beforehand), to measure this package's overhead.
 func BenchmarkCrossEncoderRaw(b *testing.B) {
 	dir := modeltest.BenchModel(b, "minilm-l6-cross-encoder")
 	ctx := context.Background()
@@ -67,14 +79,41 @@ func BenchmarkCrossEncoderRaw(b *testing.B) {
 	}
 	for _, total := range []int{64, 192} {
 		docs := pairs(total)
-		b.Run(fmt.Sprintf("tokens=%d", total), func(b *testing.B) {
+		b.Run(fmt.Sprintf("backend=go/tokens=%d", total), func(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
 				if _, err := p.RunPipeline(ctx, benchQuery, docs); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N*len(docs)), "ms/pair")
+			perPair(b, start, len(docs))
+		})
+	}
+	if !ortrun.Built {
+		return
+	}
+	d, err := hf.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sess, err := ortrun.Open(d, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close() //nolint:errcheck // benchmark teardown
+	for _, total := range []int{64, 192} {
+		batch, err := d.Pairs(benchQuery, pairs(total))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("backend=ort/tokens=%d", total), func(b *testing.B) {
+			start := time.Now()
+			for b.Loop() {
+				if _, _, err := sess.Run(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perPair(b, start, batch.N)
 		})
 	}
 }

@@ -4,13 +4,16 @@
 // length are cut at token boundaries (the query to at most half, the document to the rest)
 // and reported.
 //
-// Build with GOEXPERIMENT=simd where the toolchain has it: the backend's kernels are several
-// times faster.
+// Two backends run the model: hugot's cross-encoder pipeline on its pure-Go backend
+// (BackendGo, the default; build with GOEXPERIMENT=simd where the toolchain has it), and
+// ONNX Runtime (BackendORT, in binaries built with -tags ort; see scripts/ort-install.sh),
+// about five times faster on these machines (BENCHMARKS.md).
 package onnx
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
 
@@ -18,7 +21,17 @@ import (
 	"github.com/knights-analytics/hugot/pipelines"
 
 	"github.com/recall-engine/recall/internal/hf"
+	"github.com/recall-engine/recall/internal/ortrun"
 	"github.com/recall-engine/recall/rerank"
+)
+
+// Backend names what runs the model.
+type Backend string
+
+// Backends.
+const (
+	BackendGo  Backend = "go"  // hugot's pure-Go backend
+	BackendORT Backend = "ort" // ONNX Runtime: build with -tags ort, library from ONNXRUNTIME_LIB
 )
 
 // ModelError is a model directory the cross-encoder cannot use.
@@ -29,31 +42,21 @@ type Config struct {
 	Dir       string // the model directory (required)
 	BatchSize int    // pairs per forward pass (0: 32)
 	MaxLen    int    // overrides the model's length in tokens, specials included (0: the model's)
+	Backend   Backend
+	// ORTLibrary is libonnxruntime.so for BackendORT ("": $ONNXRUNTIME_LIB).
+	ORTLibrary string
 }
 
 // CrossEncoder runs one ONNX cross-encoder. Safe for concurrent use; forward passes are
 // serialized.
 type CrossEncoder struct {
-	cfg     Config
-	dir     *hf.Dir
-	maxLen  int
-	mu      sync.Mutex
-	session *hugot.Session
-	pipe    *pipelines.CrossEncoderPipeline
-}
-
-// Report says what a scoring call cut to fit the model.
-type Report struct {
-	QueryTruncated bool
-	// Truncated lists the documents that were cut: index, tokens before, tokens kept.
-	Truncated []Truncation
-}
-
-// Truncation is one text cut to the model's length.
-type Truncation struct {
-	Index  int
-	Tokens int
-	Kept   int
+	cfg    Config
+	dir    *hf.Dir
+	maxLen int
+	mu     sync.Mutex
+	closed bool
+	run    func(ctx context.Context, query string, docs []string) ([]float32, error)
+	close  func() error
 }
 
 // New loads the model in cfg.Dir.
@@ -72,32 +75,98 @@ func New(ctx context.Context, cfg Config) (*CrossEncoder, error) {
 	if c.maxLen < 5 {
 		return nil, &ModelError{Dir: cfg.Dir, Problem: fmt.Sprintf("max length %d leaves no room for a pair", c.maxLen)}
 	}
+	switch cfg.Backend {
+	case "", BackendGo:
+		err = c.openGo(ctx)
+	case BackendORT:
+		err = c.openORT()
+	default:
+		err = fmt.Errorf("rerank onnx: backend %q: want %q or %q", cfg.Backend, BackendGo, BackendORT)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *CrossEncoder) openGo(ctx context.Context) error {
 	s, err := hugot.NewGoSession(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("rerank onnx: %w", err)
+		return fmt.Errorf("rerank onnx: %w", err)
 	}
 	pipe, err := hugot.NewPipeline(s, hugot.CrossEncoderConfig{
-		ModelPath: cfg.Dir, Name: "rerank:" + filepath.Clean(cfg.Dir),
-		Options: []hugot.CrossEncoderOption{pipelines.WithBatchSize(cfg.BatchSize)},
+		ModelPath: c.cfg.Dir, Name: "rerank:" + filepath.Clean(c.cfg.Dir),
+		Options: []hugot.CrossEncoderOption{pipelines.WithBatchSize(c.cfg.BatchSize)},
 	})
 	if err != nil {
 		_ = s.Destroy()
-		return nil, &ModelError{Dir: cfg.Dir, File: "model.onnx", Problem: err.Error()}
+		return &ModelError{Dir: c.cfg.Dir, File: "model.onnx", Problem: err.Error()}
 	}
-	c.session, c.pipe = s, pipe
-	return c, nil
+	c.close = s.Destroy
+	c.run = func(ctx context.Context, query string, docs []string) ([]float32, error) {
+		res, err := pipe.RunPipeline(ctx, query, docs)
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Results) != len(docs) {
+			return nil, fmt.Errorf("%d scores for %d documents", len(res.Results), len(docs))
+		}
+		// The pipeline answers sorted by score; put the scores back in input order.
+		out := make([]float32, len(docs))
+		seen := make([]bool, len(docs))
+		for _, r := range res.Results {
+			if r.Index < 0 || r.Index >= len(docs) || seen[r.Index] {
+				return nil, fmt.Errorf("bad or repeated index %d", r.Index)
+			}
+			seen[r.Index] = true
+			out[r.Index] = r.Score
+		}
+		return out, nil
+	}
+	return nil
+}
+
+func (c *CrossEncoder) openORT() error {
+	s, err := ortrun.Open(c.dir, c.cfg.ORTLibrary)
+	if err != nil {
+		return err
+	}
+	if d := s.OutDims; len(d) != 2 || d[1] != 1 {
+		_ = s.Close()
+		return &ModelError{Dir: c.cfg.Dir, File: "model.onnx", Problem: fmt.Sprintf(
+			"output %s has shape %v; a cross-encoder outputs one logit per pair, [batch, 1] (2 dimensional output)", s.Output, d)}
+	}
+	c.close = s.Close
+	c.run = func(_ context.Context, query string, docs []string) ([]float32, error) {
+		b, err := c.dir.Pairs(query, docs)
+		if err != nil {
+			return nil, err
+		}
+		data, _, err := s.Run(b)
+		if err != nil {
+			return nil, err
+		}
+		if len(data) != len(docs) {
+			return nil, fmt.Errorf("%d logits for %d documents", len(data), len(docs))
+		}
+		out := make([]float32, len(data))
+		for i, x := range data {
+			out[i] = float32(1 / (1 + math.Exp(-float64(x))))
+		}
+		return out, nil
+	}
+	return nil
 }
 
 // Close releases the model.
 func (c *CrossEncoder) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.session == nil {
+	if c.closed {
 		return nil
 	}
-	err := c.session.Destroy()
-	c.session = nil
-	return err
+	c.closed = true
+	return c.close()
 }
 
 // Name implements rerank.Reranker.
@@ -117,9 +186,10 @@ func (c *CrossEncoder) Score(ctx context.Context, query string, docs []string) (
 	return s, err
 }
 
-// ScoreReport is Score that also reports what was cut to fit the model.
-func (c *CrossEncoder) ScoreReport(ctx context.Context, query string, docs []string) ([]float32, Report, error) {
-	var rep Report
+// ScoreReport is Score that also reports what was cut to fit the model. It implements
+// rerank.Reporter.
+func (c *CrossEncoder) ScoreReport(ctx context.Context, query string, docs []string) ([]float32, rerank.Report, error) {
+	var rep rerank.Report
 	if err := rerank.CheckInput(query, docs); err != nil {
 		return nil, rep, err
 	}
@@ -137,7 +207,7 @@ func (c *CrossEncoder) ScoreReport(ctx context.Context, query string, docs []str
 	for i, d := range docs {
 		cut, kept, n := c.dir.Fit(d, room-qKept)
 		if kept < n {
-			rep.Truncated = append(rep.Truncated, Truncation{Index: i, Tokens: n, Kept: kept})
+			rep.Truncated = append(rep.Truncated, rerank.Truncation{Index: i, Tokens: n, Kept: kept})
 		}
 		in[i] = cut
 	}
@@ -145,7 +215,7 @@ func (c *CrossEncoder) ScoreReport(ctx context.Context, query string, docs []str
 		if err := ctx.Err(); err != nil {
 			return nil, rep, err
 		}
-		s, err := c.run(ctx, q, in[lo:min(len(in), lo+c.cfg.BatchSize)])
+		s, err := c.forward(ctx, q, in[lo:min(len(in), lo+c.cfg.BatchSize)])
 		if err != nil {
 			return nil, rep, err
 		}
@@ -154,28 +224,15 @@ func (c *CrossEncoder) ScoreReport(ctx context.Context, query string, docs []str
 	return out, rep, nil
 }
 
-func (c *CrossEncoder) run(ctx context.Context, query string, docs []string) ([]float32, error) {
+func (c *CrossEncoder) forward(ctx context.Context, query string, docs []string) ([]float32, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.session == nil {
+	if c.closed {
 		return nil, fmt.Errorf("rerank onnx: the cross-encoder is closed")
 	}
-	res, err := c.pipe.RunPipeline(ctx, query, docs)
+	out, err := c.run(ctx, query, docs)
 	if err != nil {
 		return nil, fmt.Errorf("rerank onnx: %w", err)
-	}
-	if len(res.Results) != len(docs) {
-		return nil, fmt.Errorf("rerank onnx: %d scores for %d documents", len(res.Results), len(docs))
-	}
-	// The pipeline answers sorted by score; put the scores back in input order.
-	out := make([]float32, len(docs))
-	seen := make([]bool, len(docs))
-	for _, r := range res.Results {
-		if r.Index < 0 || r.Index >= len(docs) || seen[r.Index] {
-			return nil, fmt.Errorf("rerank onnx: bad or repeated index %d", r.Index)
-		}
-		seen[r.Index] = true
-		out[r.Index] = r.Score
 	}
 	return out, nil
 }

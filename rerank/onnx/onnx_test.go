@@ -11,8 +11,21 @@ import (
 	"testing"
 
 	"github.com/recall-engine/recall/internal/modeltest"
+	"github.com/recall-engine/recall/internal/ortrun"
 	"github.com/recall-engine/recall/rerank/onnx"
 )
+
+// eachBackend runs f once per backend this test binary has (ONNX Runtime too when built with
+// -tags ort), as subtests.
+func eachBackend(t *testing.T, f func(t *testing.T, b onnx.Backend)) {
+	bs := []onnx.Backend{onnx.BackendGo}
+	if ortrun.Built {
+		bs = append(bs, onnx.BackendORT)
+	}
+	for _, b := range bs {
+		t.Run(string(b), func(t *testing.T) { f(t, b) })
+	}
+}
 
 const tiny = "../../testdata/models/tiny-cross-encoder"
 
@@ -31,7 +44,9 @@ func load(t *testing.T, cfg onnx.Config) *onnx.CrossEncoder {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	modeltest.Reranker(t, load(t, onnx.Config{BatchSize: 4}), 1e-5)
+	eachBackend(t, func(t *testing.T, b onnx.Backend) {
+		modeltest.Reranker(t, load(t, onnx.Config{BatchSize: 4, Backend: b}), 1e-5)
+	})
 }
 
 // TestMatchesReference compares with a numpy forward pass over the same weights, tokenized
@@ -52,16 +67,18 @@ func TestMatchesReference(t *testing.T) {
 	if err := json.Unmarshal(b, &ref); err != nil {
 		t.Fatal(err)
 	}
-	c := load(t, onnx.Config{})
-	got, err := c.Score(context.Background(), ref.Query, ref.Texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range ref.Scores {
-		if d := math.Abs(float64(got[i]) - want); d > 1e-5 {
-			t.Fatalf("document %d: %v, reference %v", i, got[i], want)
+	eachBackend(t, func(t *testing.T, b onnx.Backend) {
+		c := load(t, onnx.Config{Backend: b})
+		got, err := c.Score(context.Background(), ref.Query, ref.Texts)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		for i, want := range ref.Scores {
+			if d := math.Abs(float64(got[i]) - want); d > 1e-5 {
+				t.Fatalf("document %d: %v, reference %v", i, got[i], want)
+			}
+		}
+	})
 }
 
 func TestTruncation(t *testing.T) {
@@ -94,10 +111,16 @@ func TestTruncation(t *testing.T) {
 func TestModelErrors(t *testing.T) {
 	t.Parallel()
 	// An embedder's output is [batch, sequence, hidden]: not a cross-encoder.
-	_, err := onnx.New(context.Background(), onnx.Config{Dir: "../../testdata/models/tiny-embedder"})
 	var me *onnx.ModelError
-	if !errors.As(err, &me) || me.File != "model.onnx" || !strings.Contains(me.Problem, "2 dimensional output") {
-		t.Fatalf("embedder as cross-encoder: %v", err)
+	eachBackend(t, func(t *testing.T, b onnx.Backend) {
+		_, err := onnx.New(context.Background(), onnx.Config{Dir: "../../testdata/models/tiny-embedder", Backend: b})
+		if !errors.As(err, &me) || me.File != "model.onnx" || !strings.Contains(me.Problem, "2 dimensional output") {
+			t.Fatalf("embedder as cross-encoder: %v", err)
+		}
+	})
+	_, err := onnx.New(context.Background(), onnx.Config{Dir: "../../testdata/models/tiny-embedder", Backend: "tpu"})
+	if err == nil || !strings.Contains(err.Error(), "backend") {
+		t.Fatalf("unknown backend: %v", err)
 	}
 	_, err = onnx.New(context.Background(), onnx.Config{Dir: t.TempDir()})
 	if !errors.As(err, &me) || me.File != "model.onnx" || !strings.Contains(me.Problem, "missing") {
