@@ -1,7 +1,7 @@
 // Package access records what a recall surfaced: after the read transaction has committed,
 // one short second transaction stamps last_accessed and increments access_count of every
-// packed memory, under the caller's write scopes. Those columns feed the recency and
-// frequency terms of the next recall's fusion.
+// packed memory in recall.memory_access, under the caller's write scopes. Those columns feed
+// the recency and frequency terms of the next recall's fusion.
 package access
 
 import (

@@ -46,7 +46,8 @@ func setup(t *testing.T, n int) bundle {
 
 func (b bundle) counts(t *testing.T) map[int64]int64 {
 	t.Helper()
-	rows, err := b.db.Owner.Query(context.Background(), `SELECT id, access_count FROM recall.memories`)
+	rows, err := b.db.Owner.Query(context.Background(), `SELECT m.id, coalesce(a.access_count, 0)
+		FROM recall.memories m LEFT JOIN recall.memory_access a ON a.memory_id = m.id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestRecordStampsOnlyWritableMemories(t *testing.T) {
 	}
 	var last time.Time
 	var cnt int64
-	if err := b.db.Owner.QueryRow(ctx, `SELECT last_accessed, access_count FROM recall.memories WHERE id = $1`, b.ids["{a}"][0]).Scan(&last, &cnt); err != nil {
+	if err := b.db.Owner.QueryRow(ctx, `SELECT last_accessed, access_count FROM recall.memory_access WHERE memory_id = $1`, b.ids["{a}"][0]).Scan(&last, &cnt); err != nil {
 		t.Fatal(err)
 	}
 	if !last.Equal(at) || cnt != 2 {
@@ -164,5 +165,32 @@ func TestRecordConcurrent(t *testing.T) {
 	}
 	if total == 0 {
 		t.Fatal("nothing recorded")
+	}
+}
+
+// TestAccessRowsFollowRowSecurity: access rows are seen by the memory's readers only, and a
+// writer cannot attach an access row to a memory of other scopes or give it other scopes.
+func TestAccessRowsFollowRowSecurity(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 2)
+	ctx := context.Background()
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	if n, err := b.rec.Record(ctx, []string{"a", "b"}, []string{"a", "b"}, append(b.ids["{a}"], b.ids["{b}"]...), at); err != nil || n != 4 {
+		t.Fatalf("record: %d, %v", n, err)
+	}
+	tx := testdb.BeginAs(t, b.db.Runtime, []string{"b"}, []string{"b"})
+	var seen int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM recall.memory_access`).Scan(&seen); err != nil || seen != 2 {
+		t.Fatalf("reader of b sees %d access rows (%v), want 2", seen, err)
+	}
+	for _, forged := range []struct {
+		id     int64
+		scopes string
+	}{{b.ids["{a}"][1], "{b}"}, {b.ids["{a,b}"][0], "{b}"}} {
+		tx := testdb.BeginAs(t, b.db.Runtime, []string{"a", "b"}, []string{"b"})
+		_, err := tx.Exec(ctx, `INSERT INTO recall.memory_access (memory_id, scopes, last_accessed, access_count) VALUES ($1, $2, now(), 1)`, forged.id, forged.scopes)
+		if err == nil {
+			t.Fatalf("access row for memory %d with scopes %s accepted", forged.id, forged.scopes)
+		}
 	}
 }

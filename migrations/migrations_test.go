@@ -58,12 +58,13 @@ func TestUpDownUp(t *testing.T) {
 		if err != nil || v != last {
 			t.Fatalf("round %d: version %d (%v), want %d", round, v, err, last)
 		}
-		if got := tables(); got != 10 {
-			t.Fatalf("round %d: %d tables in schema recall, want 10", round, got)
+		if got := tables(); got != 11 {
+			t.Fatalf("round %d: %d tables in schema recall, want 11", round, got)
 		}
-		// 4 policies per table, 2 restrictive link policies on 4 tables, 1 read policy on each BM25 table.
-		if got := policies(); got != 7*4+4*2+3 {
-			t.Fatalf("round %d: %d policies, want %d", round, got, 7*4+4*2+3)
+		// 4 policies per data table (memory_access included), 2 restrictive link policies on 4
+		// tables, 1 read policy on each BM25 table.
+		if got := policies(); got != 8*4+4*2+3 {
+			t.Fatalf("round %d: %d policies, want %d", round, got, 8*4+4*2+3)
 		}
 		// Up again is a no-op.
 		if res, err := p.Up(ctx); err != nil || len(res) != 0 {

@@ -144,8 +144,9 @@ func TestFusionRecomputed(t *testing.T) {
 	fixture{scopes: []string{"acme"}, n: 120, seed: 3, dim: dim, base: base}.load(t, db.Runtime)
 	now := base.Add(500 * 24 * time.Hour)
 	// Some access history so the recency and frequency terms are not zero.
-	if _, err := db.Owner.Exec(ctx, `UPDATE recall.memories SET access_count = id % 7,
-		last_accessed = $1::timestamptz - make_interval(hours => (id % 50)::int) WHERE id % 3 = 0`, now); err != nil {
+	if _, err := db.Owner.Exec(ctx, `INSERT INTO recall.memory_access (memory_id, scopes, access_count, last_accessed)
+		SELECT id, scopes, 1 + id % 7, $1::timestamptz - make_interval(hours => (id % 50)::int)
+		FROM recall.memories WHERE id % 3 = 0`, now); err != nil {
 		t.Fatal(err)
 	}
 	s := statement.DefaultSettings()
@@ -157,7 +158,8 @@ func TestFusionRecomputed(t *testing.T) {
 	if len(got) < 20 {
 		t.Fatalf("only %d rows", len(got))
 	}
-	rs, err := db.Owner.Query(ctx, `SELECT id, access_count, last_accessed FROM recall.memories`)
+	rs, err := db.Owner.Query(ctx, `SELECT m.id, coalesce(a.access_count, 0), a.last_accessed
+		FROM recall.memories m LEFT JOIN recall.memory_access a ON a.memory_id = m.id`)
 	if err != nil {
 		t.Fatal(err)
 	}

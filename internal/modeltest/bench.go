@@ -25,12 +25,27 @@ func Words(n, offset int) string {
 }
 
 // BenchModel returns the directory of a real-shape benchmark model (make bench-models
-// writes them under .models/; RECALL_BENCH_MODELS overrides), skipping b when it is missing.
+// writes them under .models/ at the module root; RECALL_BENCH_MODELS overrides the root),
+// skipping b when it is missing.
 func BenchModel(b *testing.B, name string) string {
 	b.Helper()
 	root := os.Getenv("RECALL_BENCH_MODELS")
 	if root == "" {
-		root = "../../.models"
+		dir, err := os.Getwd()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				b.Fatal("modeltest: no go.mod above the working directory")
+			}
+			dir = parent
+		}
+		root = filepath.Join(dir, ".models")
 	}
 	dir := filepath.Join(root, name)
 	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {

@@ -40,6 +40,9 @@ type Config struct {
 	Topics   int    // topics (embedding clusters, topic words, entity groups)
 	Entities int    // people; default max(200, N/100)
 	PerSrc   int    // memories per source
+	// Embed, when set, embeds the memory texts (Dim must be its dimension) in place of the
+	// topic-clustered random vectors, so a real embedder's queries find them.
+	Embed func(texts []string) ([][]float32, error)
 }
 
 // Defaults fills the zero fields of c.
@@ -345,8 +348,21 @@ func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progres
 		hi := min(cfg.N, lo+batch)
 		mem := make([][]any, 0, hi-lo)
 		var men [][]any
+		var vecs [][]float32
+		if cfg.Embed != nil {
+			texts := make([]string, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				texts = append(texts, c.Memory(i).Text)
+			}
+			if vecs, err = cfg.Embed(texts); err != nil {
+				return fmt.Errorf("synth: embedding memories %d-%d: %w", lo, hi, err)
+			}
+		}
 		for i := lo; i < hi; i++ {
 			m := c.Memory(i)
+			if vecs != nil {
+				m.Embedding = vecs[i-lo]
+			}
 			src := fmt.Sprintf("s%d", m.Source)
 			if m.Scopes[0] == SmallScope {
 				src += "-small"

@@ -1,16 +1,14 @@
--- Stamp last_accessed and count one access for each packed memory the caller may write.
--- Rows are locked in id order first, so concurrent recalls touching overlapping memories
--- queue on each other instead of deadlocking. Row security applies: a memory outside the
--- caller's write scopes is silently not stamped (the count tells the caller).
-WITH target AS (
-  SELECT m.id
-  FROM recall.memories m
-  WHERE m.id = ANY(@ids::bigint[])
-  ORDER BY m.id
-  FOR NO KEY UPDATE
-)
-UPDATE recall.memories m
-SET last_accessed = greatest(m.last_accessed, @at::timestamptz),
-    access_count = m.access_count + 1
-FROM target
-WHERE m.id = target.id
+-- Count one access for each packed memory the caller may write, stamping the time. Rows are
+-- inserted and locked in memory id order, so concurrent recalls touching overlapping
+-- memories queue on each other instead of deadlocking. Row security applies: a memory the
+-- caller cannot see, or an access row outside the caller's write scopes, is not stamped (the
+-- row count tells the caller).
+INSERT INTO recall.memory_access AS a (memory_id, scopes, last_accessed, access_count)
+SELECT m.id, m.scopes, @at::timestamptz, 1
+FROM recall.memories m
+WHERE m.id = ANY(@ids::bigint[])
+  AND m.scopes <@ (SELECT recall.write_scopes())
+ORDER BY m.id
+ON CONFLICT (memory_id) DO UPDATE
+SET last_accessed = greatest(a.last_accessed, excluded.last_accessed),
+    access_count = a.access_count + 1
