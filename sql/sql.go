@@ -20,6 +20,12 @@ var RecordAccess string
 //go:embed engine/role.sql
 var RoleCheck string
 
+// Write holds the write path's statements (write/*.sql): upserts of sources, memories,
+// entities, mentions and relations, deletes, and entity resolution.
+//
+//go:embed write/*.sql
+var Write embed.FS
+
 // Lanes holds the recall statement's fragments (lanes/*.sql), read by the statement builder.
 //
 //go:embed lanes/*.sql

@@ -1,0 +1,127 @@
+// Package extract finds entity names in text without a language model: runs of capitalised
+// words ("Alice Martin", "Port of Lisbon", "NASA"), with possessives trimmed and
+// sentence-initial function words, months and weekdays left out. It is deterministic: the
+// same text gives the same names in the same order.
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxNames bounds the names taken from one text.
+const MaxNames = 32
+
+// connectors may join capitalised words inside a name ("Port of Lisbon", "Ana de Sousa").
+var connectors = set("of de da do dos das del della di du van von der den la le y al bin")
+
+// notNames are capitalised words that are not names on their own: function words that
+// start sentences, pronouns, and calendar words.
+var notNames = set(`a an the this that these those there here it its i we you he she they
+my our your his her their me us him them who what when where why how which while if then
+so but and or nor yet for as at by in on of to from with without about after before during
+since until upon into onto over under between among through across also however although
+though because yes no not all any each every some many most more few both either neither
+one two three four five six seven eight nine ten first second third last next new old is
+was are were be been being have has had do does did will would shall should can could may
+might must let please thanks thank hello hi dear ok okay today yesterday tomorrow tonight
+monday tuesday wednesday thursday friday saturday sunday january february march april may
+june july august september october november december mr mrs ms dr st`)
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+type word struct {
+	text   string
+	start  bool // first word of a sentence
+	capped bool
+}
+
+func words(text string) []word {
+	var out []word
+	start := true
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) }) {
+		// Sentence punctuation after the word makes the next word a sentence start.
+		end := strings.ContainsAny(f[len(f)-1:], ".!?:;\"")
+		notWord := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+		w := strings.TrimFunc(f, notWord)
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		lead := strings.IndexFunc(f, func(r rune) bool { return !notWord(r) })
+		if lead != 0 {
+			out = append(out, word{}) // "(Bob", "\"Bob", a lone mark: a boundary before
+		}
+		if w != "" {
+			r, _ := utf8.DecodeRuneInString(w)
+			out = append(out, word{text: w, start: start, capped: unicode.IsUpper(r) && utf8.RuneCountInString(w) > 1})
+			start = false
+		}
+		last, _ := utf8.DecodeLastRuneInString(f)
+		if end || notWord(last) && last != '\'' {
+			out = append(out, word{}) // boundary
+			if end {
+				start = true
+			}
+		}
+	}
+	return out
+}
+
+// Names returns the entity names in text, in order of first appearance, without repeats
+// (compared case-insensitively), at most MaxNames.
+func Names(text string) []string {
+	ws := words(text)
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < len(ws); {
+		if !ws[i].capped {
+			i++
+			continue
+		}
+		// A run of capitalised words, possibly joined by connectors.
+		j := i + 1
+		for j < len(ws) {
+			if ws[j].capped {
+				j++
+				continue
+			}
+			if connectors[strings.ToLower(ws[j].text)] && j+1 < len(ws) && ws[j+1].capped {
+				j += 2
+				continue
+			}
+			break
+		}
+		run := ws[i:j]
+		// Leading function words ("The", "When") are not part of a name.
+		for len(run) > 0 && notNames[strings.ToLower(run[0].text)] {
+			run = run[1:]
+		}
+		for len(run) > 0 && notNames[strings.ToLower(run[len(run)-1].text)] {
+			run = run[:len(run)-1]
+		}
+		i = j
+		if len(run) == 0 {
+			continue
+		}
+		parts := make([]string, len(run))
+		for k, w := range run {
+			parts[k] = w.text
+		}
+		name := strings.Join(parts, " ")
+		key := strings.ToLower(name)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, name)
+		if len(out) == MaxNames {
+			break
+		}
+	}
+	return out
+}
