@@ -68,6 +68,11 @@ bench-statement: ## Statement benchmarks at N memories (N=10000|100000|1000000);
 bench-1m: ## The statement benchmarks at 1,000,000 memories (first run generates them: tens of minutes).
 	@$(MAKE) --no-print-directory bench-statement N=1000000
 
+.PHONY: demo
+demo: ## Build recall and run its demo on the embedded database (installs PostgreSQL if missing; the second run reuses the data).
+	@$(GO) build -o $(BIN)/recall ./cmd/recall
+	@$(BIN)/recall demo
+
 .PHONY: lint
 lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml).
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }

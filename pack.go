@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,48 +12,65 @@ import (
 
 // Pack is the answer to one recall: the items that fit the budget, in merit order.
 type Pack struct {
-	Query   string
-	Budget  int
-	Items   []Item
-	Used    int // tokens of the packed items
-	Omitted []Omitted
+	Query  string `json:"query"`
+	Budget int    `json:"budget"`
+	Items  []Item `json:"items"`
+	// Used is the tokens of the packed items.
+	Used    int       `json:"used"`
+	Omitted []Omitted `json:"omitted"`
 	// OmittedTokens is what the omitted items would have cost.
-	OmittedTokens int
+	OmittedTokens int `json:"omitted_tokens"`
 	// Empty says why Items is empty ("" when it is not).
-	Empty    budget.Reason
-	Abstain  Abstention
-	Warnings []Warning
-	Timings  Timings
+	Empty    budget.Reason `json:"empty,omitempty"`
+	Abstain  Abstention    `json:"abstain"`
+	Warnings []Warning     `json:"warnings"`
+	Timings  Timings       `json:"timings"`
 	// Accessed is how many packed memories had their access recorded (0 when recording is
 	// off, failed, or the user has no write scope over them).
-	Accessed int64
+	Accessed int64 `json:"accessed"`
 }
 
 // Item is one packed memory with its provenance.
 type Item struct {
-	ID            int64
-	ExternalID    string
-	Kind          string
-	Text          string // as packed: cut to the budget when Truncated
-	Truncated     bool
-	Tokens        int
-	SourceTitle   string
-	SourceURI     string
-	Entities      []string
-	OccurredStart *time.Time
-	OccurredEnd   *time.Time
-	Tags          []string
-	Metadata      map[string]any
+	ID         int64  `json:"id"`
+	ExternalID string `json:"external_id"`
+	Kind       string `json:"kind"`
+	// Text is the text as packed: cut to the budget when Truncated.
+	Text          string         `json:"text"`
+	Truncated     bool           `json:"truncated,omitempty"`
+	Tokens        int            `json:"tokens"`
+	SourceTitle   string         `json:"source_title,omitempty"`
+	SourceURI     string         `json:"source_uri,omitempty"`
+	Entities      []string       `json:"entities,omitempty"`
+	OccurredStart *time.Time     `json:"occurred_start,omitempty"`
+	OccurredEnd   *time.Time     `json:"occurred_end,omitempty"`
+	Tags          []string       `json:"tags,omitempty"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
 	// Score is the statement's fused score (RRF plus recency and frequency terms).
-	Score float64
+	Score float64 `json:"score"`
 	// RerankScore is the cross-encoder's score; nil when the item was not reranked.
-	RerankScore *float32
+	RerankScore *float32 `json:"rerank_score,omitempty"`
 	// Direct: the query names this memory's source.
-	Direct bool
+	Direct bool `json:"direct,omitempty"`
 	// StatementRank is the item's 1-based place in the statement's fused order.
-	StatementRank int
+	StatementRank int `json:"statement_rank"`
 	// Lanes is the item's rank and score in every lane (Rank 0: the lane did not return it).
-	Lanes [statement.NumLanes]statement.LaneHit
+	Lanes [statement.NumLanes]statement.LaneHit `json:"-"`
+}
+
+// MarshalJSON writes the lanes by name, only those that found the item.
+func (it Item) MarshalJSON() ([]byte, error) {
+	type plain Item
+	lanes := map[string]statement.LaneHit{}
+	for l := range statement.Lane(statement.NumLanes) {
+		if it.Lanes[l].Rank > 0 {
+			lanes[l.String()] = it.Lanes[l]
+		}
+	}
+	return json.Marshal(struct {
+		plain
+		Lanes map[string]statement.LaneHit `json:"lanes"`
+	}{plain(it), lanes})
 }
 
 // Provenance lists the lanes that found the item with its rank in each, e.g.
@@ -72,18 +90,18 @@ func (it Item) Provenance() string {
 
 // Omitted is a candidate left out of the pack.
 type Omitted struct {
-	ID     int64
-	Tokens int
-	Reason budget.Reason
+	ID     int64         `json:"id"`
+	Tokens int           `json:"tokens"`
+	Reason budget.Reason `json:"reason"`
 }
 
 // Abstention signals tell the caller the pack may not answer the question.
 type Abstention struct {
-	NoMatch bool // the statement found nothing
+	NoMatch bool `json:"no_match"` // the statement found nothing
 	// LowSimilarity: the best vector similarity is below Config.MinSimilarity.
-	LowSimilarity bool
-	TopSimilarity float64 // best cosine similarity in the vector lane (0 without one)
-	TooFew        bool    // fewer candidates than Config.MinResults
+	LowSimilarity bool    `json:"low_similarity"`
+	TopSimilarity float64 `json:"top_similarity"` // best cosine similarity in the vector lane (0 without one)
+	TooFew        bool    `json:"too_few"`        // fewer candidates than Config.MinResults
 }
 
 // Any reports whether any signal is raised.
@@ -91,19 +109,19 @@ func (a Abstention) Any() bool { return a.NoMatch || a.LowSimilarity || a.TooFew
 
 // Warning is a stage that was dropped or degraded in lenient mode.
 type Warning struct {
-	Stage   string // "embed", "rerank", "access"
-	Message string
+	Stage   string `json:"stage"` // "embed", "rerank", "access"
+	Message string `json:"message"`
 }
 
 func (w Warning) String() string { return w.Stage + ": " + w.Message }
 
 // Timings are the wall time of each stage of one recall.
 type Timings struct {
-	Embed     time.Duration // query embedding
-	Entities  time.Duration // query entity mentions (runs while the query is embedded)
-	Statement time.Duration // the recall statement's transaction
-	Rerank    time.Duration
-	Pack      time.Duration // merit order and the budget walk
-	Access    time.Duration // the access recording transaction
-	Total     time.Duration
+	Embed     time.Duration `json:"embed_ns"`     // query embedding
+	Entities  time.Duration `json:"entities_ns"`  // query entity mentions (runs while the query is embedded)
+	Statement time.Duration `json:"statement_ns"` // the recall statement's transaction
+	Rerank    time.Duration `json:"rerank_ns"`
+	Pack      time.Duration `json:"pack_ns"`   // merit order and the budget walk
+	Access    time.Duration `json:"access_ns"` // the access recording transaction
+	Total     time.Duration `json:"total_ns"`
 }

@@ -379,7 +379,8 @@ func (w *writer) ids(table string, want map[string]string) (map[string]int64, er
 	for _, id := range ext {
 		if _, ok := got[id]; !ok {
 			item, field, _ := strings.Cut(want[id], ".")
-			return nil, &WriteError{Item: item, Field: field, Problem: fmt.Sprintf("no %s %q in scopes %v (in the batch or stored)", strings.TrimSuffix(table, "s"), id, w.scopes)}
+			singular := map[string]string{"sources": "source", "entities": "entity", "memories": "memory"}[table]
+			return nil, &WriteError{Item: item, Field: field, Problem: fmt.Sprintf("no %s %q in scopes %v (in the batch or stored)", singular, id, w.scopes)}
 		}
 	}
 	return got, nil
@@ -473,13 +474,6 @@ func (w *writer) write(e *Engine, b Batch, vecs [][]float32) error {
 			}
 		}
 	}
-	for i, r := range b.Relations {
-		for f, id := range map[string]string{"from": r.From, "to": r.To} {
-			if _, ok := entIDs[id]; !ok {
-				refs[id] = fmt.Sprintf("relations[%d].%s", i, f)
-			}
-		}
-	}
 	more, err := w.ids("entities", refs)
 	if err != nil {
 		return err
@@ -490,22 +484,27 @@ func (w *writer) write(e *Engine, b Batch, vecs [][]float32) error {
 	// Mentions: given entities, speakers and extracted names.
 	mentioned := make([][]int64, len(b.Memories))
 	names := map[string]string{} // lowered name -> name as first seen
+	create := map[string]bool{}  // names that may become new entities (not weak ones)
 	memNames := make([][]string, len(b.Memories))
 	for i, m := range b.Memories {
-		var ns []string
+		var strong, weak []string
 		if m.Speaker != "" {
-			ns = append(ns, strings.TrimSpace(m.Speaker))
+			strong = append(strong, strings.TrimSpace(m.Speaker))
 		}
 		if !b.NoExtract {
-			ns = append(ns, extract.Names(m.Text)...)
+			s, w := extract.Find(m.Text)
+			strong, weak = append(strong, s...), w
 		}
-		for _, n := range ns {
+		for j, n := range append(strong, weak...) {
 			if n == "" {
 				continue
 			}
 			k := strings.ToLower(n)
 			if _, ok := names[k]; !ok {
 				names[k] = n
+			}
+			if j < len(strong) {
+				create[k] = true
 			}
 			memNames[i] = append(memNames[i], k)
 		}
@@ -514,15 +513,32 @@ func (w *writer) write(e *Engine, b Batch, vecs [][]float32) error {
 		}
 	}
 	if len(names) > 0 {
-		byName, err := w.resolve(names, speakers(b.Memories))
+		byName, err := w.resolve(names, create, speakers(b.Memories))
 		if err != nil {
 			return err
 		}
 		for i := range b.Memories {
 			for _, k := range memNames[i] {
-				mentioned[i] = append(mentioned[i], byName[k])
+				if id, ok := byName[k]; ok { // weak names without an entity stay unlinked
+					mentioned[i] = append(mentioned[i], id)
+				}
 			}
 		}
+	}
+	// Relation ends may name entities stored, given, or just extracted ("auto:..." ids).
+	refs = map[string]string{}
+	for i, r := range b.Relations {
+		for _, end := range [][2]string{{"from", r.From}, {"to", r.To}} {
+			if _, ok := entIDs[end[1]]; !ok {
+				refs[end[1]] = fmt.Sprintf("relations[%d].%s", i, end[0])
+			}
+		}
+	}
+	if more, err = w.ids("entities", refs); err != nil {
+		return err
+	}
+	for k, v := range more {
+		entIDs[k] = v
 	}
 	var mentionRows, relationRows []map[string]any
 	for i, m := range b.Memories {
@@ -588,8 +604,9 @@ func speakers(ms []Memory) map[string]bool {
 }
 
 // resolve maps lowered names to entity ids: existing entities by name, alias or a close
-// trigram match, else new extracted entities ("auto:" + the lowered name).
-func (w *writer) resolve(names map[string]string, persons map[string]bool) (map[string]int64, error) {
+// trigram match, else, for names in create, new extracted entities ("auto:" + the lowered
+// name). Other names without a match are left out.
+func (w *writer) resolve(names map[string]string, create, persons map[string]bool) (map[string]int64, error) {
 	keys := make([]string, 0, len(names))
 	for k := range names {
 		keys = append(keys, k)
@@ -607,19 +624,19 @@ func (w *writer) resolve(names map[string]string, persons map[string]bool) (map[
 	for _, r := range found {
 		out[r.ExternalID] = r.ID
 	}
-	var create []map[string]any
+	var rowsNew []map[string]any
 	for _, k := range keys {
-		if _, ok := out[k]; ok {
+		if _, ok := out[k]; ok || !create[k] {
 			continue
 		}
 		kind := ""
 		if persons[k] {
 			kind = "person"
 		}
-		create = append(create, map[string]any{"id": "auto:" + k, "name": names[k], "kind": kind})
+		rowsNew = append(rowsNew, map[string]any{"id": "auto:" + k, "name": names[k], "kind": kind})
 	}
-	if len(create) > 0 {
-		got, err := w.rows(writeSQL("entities"), pgx.NamedArgs{"scopes": w.scopes, "rows": jsonArg(create), "keep_existing": true})
+	if len(rowsNew) > 0 {
+		got, err := w.rows(writeSQL("entities"), pgx.NamedArgs{"scopes": w.scopes, "rows": jsonArg(rowsNew), "keep_existing": true})
 		if err != nil {
 			return nil, err
 		}

@@ -16,8 +16,13 @@ const MaxNames = 32
 // connectors may join capitalised words inside a name ("Port of Lisbon", "Ana de Sousa").
 var connectors = set("of de da do dos das del della di du van von der den la le y al bin")
 
+// calendar words are capitalised but name dates, not entities: alone they are dropped,
+// before another capitalised word they may start a name ("June Park").
+var calendar = set(`monday tuesday wednesday thursday friday saturday sunday january february
+march april may june july august september october november december`)
+
 // notNames are capitalised words that are not names on their own: function words that
-// start sentences, pronouns, and calendar words.
+// start sentences and pronouns.
 var notNames = set(`a an the this that these those there here it its i we you he she they
 my our your his her their me us him them who what when where why how which while if then
 so but and or nor yet for as at by in on of to from with without about after before during
@@ -26,8 +31,7 @@ though because yes no not all any each every some many most more few both either
 one two three four five six seven eight nine ten first second third last next new old is
 was are were be been being have has had do does did will would shall should can could may
 might must let please thanks thank hello hi dear ok okay today yesterday tomorrow tonight
-monday tuesday wednesday thursday friday saturday sunday january february march april may
-june july august september october november december mr mrs ms dr st`)
+mr mrs ms dr st`)
 
 func set(words string) map[string]bool {
 	m := map[string]bool{}
@@ -46,9 +50,9 @@ type word struct {
 func words(text string) []word {
 	var out []word
 	start := true
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) }) {
+	for _, f := range strings.FieldsFunc(text, unicode.IsSpace) {
 		// Sentence punctuation after the word makes the next word a sentence start.
-		end := strings.ContainsAny(f[len(f)-1:], ".!?:;\"")
+		end := strings.ContainsAny(f[len(f)-1:], ".!?")
 		notWord := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 		w := strings.TrimFunc(f, notWord)
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
@@ -73,11 +77,20 @@ func words(text string) []word {
 }
 
 // Names returns the entity names in text, in order of first appearance, without repeats
-// (compared case-insensitively), at most MaxNames.
+// (compared case-insensitively), at most MaxNames. It leaves out single capitalised words
+// that start a sentence ("Storm warning: ..."), which are as often common nouns as names;
+// Find reports those separately.
 func Names(text string) []string {
+	strong, _ := Find(text)
+	return strong
+}
+
+// Find returns the names of Names (strong) and, separately, the single capitalised words
+// that start a sentence (weak): a caller may link weak names to entities it already knows
+// without creating new ones.
+func Find(text string) (strong, weak []string) {
 	ws := words(text)
-	var out []string
-	seen := map[string]bool{}
+	seen, weakSeen := map[string]bool{}, map[string]bool{}
 	for i := 0; i < len(ws); {
 		if !ws[i].capped {
 			i++
@@ -97,11 +110,11 @@ func Names(text string) []string {
 			break
 		}
 		run := ws[i:j]
-		// Leading function words ("The", "When") are not part of a name.
+		// Leading and trailing function words ("The", "When") are not part of a name.
 		for len(run) > 0 && notNames[strings.ToLower(run[0].text)] {
 			run = run[1:]
 		}
-		for len(run) > 0 && notNames[strings.ToLower(run[len(run)-1].text)] {
+		for len(run) > 0 && (notNames[strings.ToLower(run[len(run)-1].text)] || calendar[strings.ToLower(run[len(run)-1].text)]) {
 			run = run[:len(run)-1]
 		}
 		i = j
@@ -114,14 +127,28 @@ func Names(text string) []string {
 		}
 		name := strings.Join(parts, " ")
 		key := strings.ToLower(name)
+		if len(run) == 1 && run[0].start {
+			if !seen[key] && !weakSeen[key] {
+				weakSeen[key] = true
+				weak = append(weak, name)
+			}
+			continue
+		}
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		out = append(out, name)
-		if len(out) == MaxNames {
+		strong = append(strong, name)
+		if len(strong) == MaxNames {
 			break
 		}
 	}
-	return out
+	// A word that starts one sentence and appears inside another is a name.
+	kept := weak[:0]
+	for _, w := range weak {
+		if !seen[strings.ToLower(w)] {
+			kept = append(kept, w)
+		}
+	}
+	return strong, kept
 }

@@ -15,16 +15,27 @@ func TestNames(t *testing.T) {
 	}{
 		{"Alice Martin moved to Lisbon in March 2021.", []string{"Alice Martin", "Lisbon"}},
 		{"The harbor project finished late. When Bob arrived, Carol left.", []string{"Bob", "Carol"}},
-		{"Alice's cat met the Port of Lisbon pilots and NASA engineers.", []string{"Alice", "Port of Lisbon", "NASA"}},
+		{"June Park's class met in June. Storm warning: Nadia stayed.", []string{"June Park", "Nadia"}},
+		{"Alice's cat met the Port of Lisbon pilots and NASA engineers.", []string{"Port of Lisbon", "NASA"}},
+		{"I saw Alice's cat.", []string{"Alice"}},
 		{"Ana de Sousa and Dan Wu met on Monday in Tokyo", []string{"Ana de Sousa", "Dan Wu", "Tokyo"}},
 		{"nothing capitalised here", nil},
-		{"Tokyo, Lisbon, Tokyo again and tokyo", []string{"Tokyo", "Lisbon"}},
+		{"Tokyo, Lisbon, Tokyo again and tokyo", []string{"Lisbon", "Tokyo"}},
 		{"She said: Grace Hopper wrote COBOL.", []string{"Grace Hopper", "COBOL"}},
+		{"Alice left. Lisbon was quiet; then Alice came back.", []string{"Alice"}},
 		{"I met Bob (Bob Stone) yesterday.", []string{"Bob", "Bob Stone"}},
 		{"A", nil},
 	} {
 		if got := extract.Names(tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)
 		}
+	}
+}
+
+func TestFindWeak(t *testing.T) {
+	t.Parallel()
+	strong, weak := extract.Find("Storm warning: Nadia kept boats in port. Tokyo was humid. Water rose near Gull Island. Nadia left. Dan met Nadia.")
+	if !slices.Equal(strong, []string{"Nadia", "Gull Island"}) || !slices.Equal(weak, []string{"Storm", "Tokyo", "Water", "Dan"}) {
+		t.Fatalf("strong %q weak %q", strong, weak)
 	}
 }

@@ -7,7 +7,8 @@
 #   scripts/db.sh stop    stops the server
 #   scripts/db.sh clean   stops the server and deletes its data directory
 #
-# The server is for development: fsync is off, authentication is trust on 127.0.0.1 only.
+# The server is for development: fsync is off (unless RECALL_PG_DURABLE=1, as the recall
+# command's embedded server sets), authentication is trust on 127.0.0.1 only.
 # Environment: RECALL_PG_DIR (default <checkout>/.pg), RECALL_PG_PORT (default: derived from
 # the checkout path, the first free port from there; remembered in RECALL_PG_DIR/port).
 set -euo pipefail
@@ -79,6 +80,14 @@ init_cluster() {
 	log "initdb $data"
 	as_pg "$PGBIN/initdb" -D "$tmp" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$pgdir/initdb.log" 2>&1 \
 		|| die "initdb failed; see $pgdir/initdb.log"
+	# Tests and benchmarks trade durability for speed; the recall command's embedded server
+	# (RECALL_PG_DURABLE=1) keeps PostgreSQL's defaults, so a crash loses nothing committed.
+	local durability
+	if [ "${RECALL_PG_DURABLE:-0}" = 1 ]; then
+		durability="# durable: fsync, synchronous_commit and full_page_writes at their defaults"
+	else
+		durability=$'fsync = off\nsynchronous_commit = off\nfull_page_writes = off'
+	fi
 	cat >>"$tmp/postgresql.conf" <<CONF
 
 # recall: private development server for $root
@@ -92,9 +101,7 @@ maintenance_work_mem = 1GB
 effective_cache_size = 8GB
 max_parallel_maintenance_workers = 1
 jit = off
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+$durability
 wal_level = minimal
 max_wal_senders = 0
 checkpoint_timeout = 30min

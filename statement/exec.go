@@ -139,8 +139,8 @@ type Query struct {
 
 // LaneHit is a candidate's place in one lane; Rank 0 means the lane did not return it.
 type LaneHit struct {
-	Rank  int
-	Score float64
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
 }
 
 // Candidate is one row of the statement: the memory, its place in every lane, and the fused

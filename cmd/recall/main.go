@@ -35,7 +35,12 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"models": {"fetch an ONNX model from a Hugging Face style hub (models pull NAME --dir DIR)", (*Main).models},
+		"models":  {"fetch an ONNX model from a Hugging Face style hub (models pull NAME --dir DIR)", (*Main).models},
+		"db":      {"the embedded database: start, stop, status, url", (*Main).db},
+		"migrate": {"apply or roll back the schema migrations: up, down, status", (*Main).migrate},
+		"ingest":  {"load JSONL files: native records, a BEIR corpus, conversation turns", (*Main).ingest},
+		"query":   {"recall evidence for a question within a token budget", (*Main).query},
+		"demo":    {"load a small demo corpus (once) and answer a few questions", (*Main).demo},
 	}
 }
 

@@ -26,12 +26,13 @@ type Bar struct {
 	done     int64
 	every    time.Duration
 	finished bool
+	drawn    int64 // done at the last draw (-1: never drawn)
 }
 
 // New starts a bar on w for total units (bytes formats them as sizes). On a terminal it
 // redraws every 100 ms; otherwise it prints a line every 5 seconds.
 func New(w io.Writer, label string, total int64, bytes bool) *Bar {
-	b := &Bar{w: w, label: label, total: total, bytes: bytes, start: time.Now(), every: 5 * time.Second}
+	b := &Bar{w: w, label: label, total: total, bytes: bytes, start: time.Now(), every: 5 * time.Second, drawn: -1}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		b.tty, b.every = true, 100*time.Millisecond
 	}
@@ -65,7 +66,9 @@ func (b *Bar) Finish() {
 		return
 	}
 	b.finished = true
-	b.draw()
+	if b.drawn != b.done || b.tty {
+		b.draw()
+	}
 	if b.tty {
 		fmt.Fprintln(b.w)
 	}
@@ -87,6 +90,7 @@ func (b *Bar) amount(n int64) string {
 }
 
 func (b *Bar) draw() {
+	b.drawn = b.done
 	el := time.Since(b.start).Seconds()
 	rate := 0.0
 	if el > 0 {

@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"sync"
 	"testing"
@@ -452,4 +453,11 @@ func ForExample() (*DB, func()) {
 		db.Close()
 		_ = dropDatabase(context.Background(), admin, db.Name)
 	}
+}
+
+// URL returns a connection URL for db as role (the test server trusts loopback logins).
+func (db *DB) URL(role string) string {
+	u := url.URL{Scheme: "postgres", User: url.User(role), Host: fmt.Sprintf("%s:%d", db.admin.Host, db.admin.Port),
+		Path: "/" + db.Name, RawQuery: "sslmode=disable"}
+	return u.String()
 }

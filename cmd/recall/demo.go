@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/progress"
+)
+
+//go:embed demo/corpus.jsonl
+var demoCorpus []byte
+
+// demoQuestions exercise every lane: names (mention, graph), a source title (title), a time
+// window (temporal), and plain words (BM25, vector).
+var demoQuestions = []struct {
+	q           string
+	label       string
+	from, until string
+}{
+	{q: "How much money did the council budget for the lighthouse roof?"},
+	{q: "Who did Tomas Lindqvist help with the lighthouse?"},
+	{q: "What happened in the harbor during the storm?", from: "2024-11-01", until: "2024-12-01"},
+	{q: "Greta's bakery notebook: how are cardamom buns made?"},
+	{q: "What did I see on Gull Island?", label: "Ravi Menon"},
+	{q: "When does the lighthouse museum open?"},
+}
+
+const demoScope = "demo"
+
+// demoLoadVersion changes when loading the same corpus gives other rows.
+const demoLoadVersion = "2"
+
+// demo: recall demo — load the demo corpus into the embedded database (once) and answer a
+// few questions with their provenance.
+func (m *Main) demo(ctx context.Context, args []string) error {
+	fs := newFlags(m, "demo")
+	budget := fs.Int("budget", 120, "token budget of each answer")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "usage: recall demo [--budget N]\n\n"+
+			"Loads a small corpus (a year and a half in a fishing town: people, places, dates) into\n"+
+			"scope \"demo\" of the database (the embedded one unless RECALL_DATABASE_URL is set), once,\n"+
+			"then recalls a few questions and prints each pack with the lanes that found its items.")
+		fs.PrintDefaults()
+	}
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return fmt.Errorf("%w: demo takes no arguments", errUsage)
+	}
+	start := time.Now()
+	c, err := m.connect(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	e, err := recall.New(ctx, recall.Config{Pool: c.runtime, NoAccess: true})
+	if err != nil {
+		return err
+	}
+	user := recall.User{ID: "demo", Read: []string{demoScope}, Write: []string{demoScope}}
+	// The marker names the corpus and the version of how it is loaded (entity extraction):
+	// either changing reloads it.
+	sum := sha256.Sum256(append([]byte(demoLoadVersion), demoCorpus...))
+	marker := "demo-corpus-" + hex.EncodeToString(sum[:6])
+	var loaded bool
+	if err := c.runtime.QueryRow(ctx, `SELECT recall_loaded FROM (SELECT set_config('recall.read_scopes', '{demo}', false)) s,
+		LATERAL (SELECT EXISTS (SELECT 1 FROM recall.sources WHERE scopes = '{demo}' AND external_id = $1) AS recall_loaded) x`, marker).Scan(&loaded); err != nil {
+		return err
+	}
+	if _, err := c.runtime.Exec(ctx, `RESET recall.read_scopes`); err != nil {
+		return err
+	}
+	if loaded {
+		fmt.Fprintf(m.Stdout, "demo corpus already loaded (%s); %v to get here\n\n", marker, time.Since(start).Round(time.Millisecond))
+	} else {
+		if _, err := c.owner.Exec(ctx, `DELETE FROM recall.memories WHERE scopes = '{demo}';
+			DELETE FROM recall.sources WHERE scopes = '{demo}'; DELETE FROM recall.entities WHERE scopes = '{demo}'`); err != nil {
+			return err
+		}
+		s := ingestSummary{files: 1}
+		bar := progress.New(m.Stderr, "demo corpus", int64(len(demoCorpus)), true)
+		if err := m.ingestReader(ctx, e, user, bytes.NewReader(demoCorpus), "demo/corpus.jsonl", "native", 500, false, &s, bar); err != nil {
+			return err
+		}
+		bar.Finish()
+		if _, err := e.Write(ctx, user, recall.Batch{Sources: []recall.Source{{ID: marker, Title: "recall demo corpus marker"}}}); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "loaded the demo corpus: %s\n\n", s.String(time.Since(start)))
+	}
+	for _, q := range demoQuestions {
+		u := user
+		u.Label = q.label
+		var opts recall.Options
+		if q.from != "" {
+			opts.WindowStart, _ = time.Parse(time.DateOnly, q.from)
+			opts.WindowEnd, _ = time.Parse(time.DateOnly, q.until)
+		}
+		p, err := e.Recall(ctx, u, q.q, *budget, &opts)
+		if err != nil {
+			return err
+		}
+		if q.label != "" {
+			fmt.Fprintf(m.Stdout, "(asked by %s)\n", q.label)
+		}
+		if q.from != "" {
+			fmt.Fprintf(m.Stdout, "(time window %s to %s)\n", q.from, q.until)
+		}
+		printPack(m.Stdout, p)
+		fmt.Fprintln(m.Stdout)
+	}
+	fmt.Fprintf(m.Stdout, "demo done in %v. Ask your own: recall query \"...\" --scope demo\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}

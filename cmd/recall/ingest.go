@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/progress"
+)
+
+// ingest: recall ingest FILE... [--scope S] [--format F] [--batch N] [--no-extract]
+func (m *Main) ingest(ctx context.Context, args []string) error {
+	fs := newFlags(m, "ingest")
+	scope := fs.String("scope", "default", "scope the rows belong to")
+	format := fs.String("format", "auto", "auto, native, beir or turns (see below)")
+	batch := fs.Int("batch", 500, "memories per transaction")
+	noExtract := fs.Bool("no-extract", false, "do not extract entity names from texts")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "usage: recall ingest FILE... [flags]\n\n"+
+			"Reads JSONL: native records ({\"type\": \"source\"|\"memory\"|\"entity\"|\"relation\", ...}),\n"+
+			"a BEIR corpus ({\"_id\", \"title\", \"text\", \"metadata\"}) or conversation turns\n"+
+			"({\"speaker\", \"text\", \"date\"|\"time\"|\"timestamp\", \"conversation\"?, \"id\"?}). Each batch is\n"+
+			"one transaction: a malformed line stops the ingest at that batch, with file:line.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: no FILE", errUsage)
+	}
+	if *batch < 1 || *batch > 10000 {
+		return fmt.Errorf("%w: --batch %d: want 1..10000", errUsage, *batch)
+	}
+	c, err := m.connect(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	e, err := recall.New(ctx, recall.Config{Pool: c.runtime})
+	if err != nil {
+		return err
+	}
+	user := recall.User{ID: "ingest", Read: []string{*scope}, Write: []string{*scope}}
+	start := time.Now()
+	var total ingestSummary
+	for _, f := range files {
+		s, err := m.ingestFile(ctx, e, user, f, *format, *batch, *noExtract)
+		total.add(s)
+		if err != nil {
+			fmt.Fprintf(m.Stdout, "%s (stopped at the error below)\n", total.String(time.Since(start)))
+			return err
+		}
+	}
+	fmt.Fprintln(m.Stdout, total.String(time.Since(start)))
+	return nil
+}
+
+type ingestSummary struct {
+	files, lines int
+	res          recall.WriteResult
+}
+
+func (s *ingestSummary) add(o ingestSummary) {
+	s.files += o.files
+	s.lines += o.lines
+	r, x := &s.res, o.res
+	r.Sources += x.Sources
+	r.Memories += x.Memories
+	r.Entities += x.Entities
+	r.Updated += x.Updated
+	r.Extracted += x.Extracted
+	r.Mentions += x.Mentions
+	r.Relations += x.Relations
+}
+
+func (s ingestSummary) String(d time.Duration) string {
+	rate := float64(s.res.Memories) / max(d.Seconds(), 1e-9)
+	return fmt.Sprintf("ingested %d files, %d lines in %v (%.0f memories/s): %d memories (%d updated), %d sources, %d entities given, %d extracted, %d mentions, %d relations",
+		s.files, s.lines, d.Round(time.Millisecond), rate, s.res.Memories, s.res.Updated, s.res.Sources, s.res.Entities, s.res.Extracted, s.res.Mentions, s.res.Relations)
+}
+
+// pending is a batch being filled, with the line of each row for error messages.
+type pending struct {
+	b                                   recall.Batch
+	srcLines, memLines, entLines, rLine []int
+	srcAt                               map[string]int
+}
+
+func (p *pending) add(r record) {
+	switch {
+	case r.source != nil:
+		if p.srcAt == nil {
+			p.srcAt = map[string]int{}
+		}
+		if i, ok := p.srcAt[r.source.ID]; ok { // the same source again (BEIR titles, turns): last wins
+			p.b.Sources[i], p.srcLines[i] = *r.source, r.line
+			return
+		}
+		p.srcAt[r.source.ID] = len(p.b.Sources)
+		p.b.Sources = append(p.b.Sources, *r.source)
+		p.srcLines = append(p.srcLines, r.line)
+	case r.memory != nil:
+		p.b.Memories = append(p.b.Memories, *r.memory)
+		p.memLines = append(p.memLines, r.line)
+	case r.entity != nil:
+		p.b.Entities = append(p.b.Entities, *r.entity)
+		p.entLines = append(p.entLines, r.line)
+	case r.relation != nil:
+		p.b.Relations = append(p.b.Relations, *r.relation)
+		p.rLine = append(p.rLine, r.line)
+	}
+}
+
+func (p *pending) empty() bool {
+	return len(p.b.Sources)+len(p.b.Memories)+len(p.b.Entities)+len(p.b.Relations) == 0
+}
+
+// lineOf maps a WriteError's item ("memories[3]") back to its line.
+func (p *pending) lineOf(item string) int {
+	name, idx, ok := strings.Cut(strings.TrimSuffix(item, "]"), "[")
+	if !ok {
+		return 0
+	}
+	i, err := strconv.Atoi(idx)
+	if err != nil {
+		return 0
+	}
+	lines := map[string][]int{"sources": p.srcLines, "memories": p.memLines, "entities": p.entLines, "relations": p.rLine}[name]
+	if i < 0 || i >= len(lines) {
+		return 0
+	}
+	return lines[i]
+}
+
+func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.User, name, format string, batch int, noExtract bool) (ingestSummary, error) {
+	s := ingestSummary{files: 1}
+	var r io.Reader
+	var size int64
+	if name == "-" {
+		r = os.Stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return s, err
+		}
+		defer f.Close() //nolint:errcheck // read only
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+		r = f
+	}
+	bar := progress.New(m.Stderr, name, size, true)
+	defer bar.Finish()
+	return s, m.ingestReader(ctx, e, user, r, name, format, batch, noExtract, &s, bar)
+}
+
+func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.User, r io.Reader, name, format string, batch int, noExtract bool, s *ingestSummary, bar *progress.Bar) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var p pending
+	var read int64
+	flush := func() error {
+		if p.empty() {
+			return nil
+		}
+		p.b.NoExtract = noExtract
+		res, err := e.Write(ctx, user, p.b)
+		if err != nil {
+			var we *recall.WriteError
+			if errors.As(err, &we) {
+				return &lineError{File: name, Line: p.lineOf(we.Item), Problem: we.Field + ": " + we.Problem}
+			}
+			return err
+		}
+		s.add(ingestSummary{res: res})
+		p = pending{}
+		return nil
+	}
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		read += int64(len(b))
+		if len(strings.TrimSpace(string(b))) > 0 {
+			recs, perr := parseLine(b, format, name, line)
+			if perr != nil {
+				return perr
+			}
+			for _, rec := range recs {
+				p.add(rec)
+			}
+			s.lines++
+			if len(p.b.Memories) >= batch {
+				if err := flush(); err != nil {
+					return err
+				}
+				bar.Set(read)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	bar.Set(read)
+	return nil
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recall-engine/recall/internal/testdb"
+)
+
+type cli struct {
+	t        *testing.T
+	db       *testdb.DB
+	out, err bytes.Buffer
+}
+
+func newCLI(t *testing.T) *cli {
+	return &cli{t: t, db: testdb.New(t)}
+}
+
+func (c *cli) run(args ...string) int {
+	c.out.Reset()
+	c.err.Reset()
+	m := &Main{Stdout: &c.out, Stderr: &c.err, Getenv: func(k string) string {
+		if k == "RECALL_DATABASE_URL" {
+			return c.db.URL("recall_owner")
+		}
+		return ""
+	}}
+	return m.Run(context.Background(), args)
+}
+
+func (c *cli) count(sql string) int {
+	c.t.Helper()
+	var n int
+	if err := c.db.Owner.QueryRow(context.Background(), sql).Scan(&n); err != nil {
+		c.t.Fatal(err)
+	}
+	return n
+}
+
+func writeFile(t *testing.T, name, body string) string {
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestIngestFormats(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	native := writeFile(t, "native.jsonl", `{"type": "entity", "id": "ana", "name": "Ana Lima", "aliases": ["Ana"]}
+{"type": "source", "id": "s1", "title": "Field diary"}
+{"type": "memory", "id": "m1", "source": "s1", "text": "Ana Lima sailed to Gull Island.", "occurred_start": "2024-05-01", "tags": ["trip"]}
+
+{"type": "memory", "id": "m2", "text": "The ferry was late.", "entities": ["ana"]}
+{"type": "relation", "from": "ana", "to": "auto:gull island", "predicate": "visited"}
+`)
+	beir := writeFile(t, "corpus.jsonl", `{"_id": "d1", "title": "Aspirin and the heart", "text": "Aspirin lowers the risk of heart attacks.", "metadata": {}}
+{"_id": "d2", "title": "", "text": "Statins lower cholesterol."}
+`)
+	turns := writeFile(t, "chat.jsonl", `{"conversation": "c1", "speaker": "Ana Lima", "text": "I loved the island.", "date": "2024-05-02 18:30"}
+{"conversation": "c1", "speaker": "Bo", "text": "Next time take the early ferry.", "timestamp": "2024-05-02T18:31:00Z"}
+`)
+	if code := c.run("ingest", native, beir, turns, "--scope", "team"); code != 0 {
+		t.Fatalf("exit %d: %s", code, c.err.String())
+	}
+	if !strings.Contains(c.out.String(), "ingested 3 files, 9 lines") || !strings.Contains(c.out.String(), "6 memories") {
+		t.Fatalf("summary %q", c.out.String())
+	}
+	for sql, want := range map[string]int{
+		`SELECT count(*) FROM recall.memories WHERE scopes = '{team}'`:                                                    6,
+		`SELECT count(*) FROM recall.sources WHERE external_id IN ('s1', 'd1', 'c1')`:                                     3,
+		`SELECT count(*) FROM recall.memories WHERE external_id = 'c1:1' AND kind = 'experience'`:                         1,
+		`SELECT count(*) FROM recall.memories WHERE occurred_start = '2024-05-02 18:31:00+00'`:                            1,
+		`SELECT count(*) FROM recall.relations WHERE predicate = 'visited'`:                                               1,
+		`SELECT count(*) FROM recall.mentions x JOIN recall.entities e ON e.id = x.entity_id WHERE e.external_id = 'ana'`: 3,
+	} {
+		if n := c.count(sql); n != want {
+			t.Fatalf("%s: %d, want %d", sql, n, want)
+		}
+	}
+	// The same files again: every id upserts, nothing doubles.
+	if code := c.run("ingest", native, beir, turns, "--scope", "team"); code != 0 {
+		t.Fatalf("exit %d: %s", code, c.err.String())
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories`); n != 6 {
+		t.Fatalf("%d memories after ingesting twice", n)
+	}
+	if !strings.Contains(c.out.String(), "(6 updated)") {
+		t.Fatalf("summary %q", c.out.String())
+	}
+	// The query command finds them.
+	if code := c.run("query", "who sailed to Gull Island?", "--scope", "team", "--budget", "50"); code != 0 {
+		t.Fatalf("query exit %d: %s", code, c.err.String())
+	}
+	if !strings.Contains(c.out.String(), "Ana Lima sailed to Gull Island.") || !strings.Contains(c.out.String(), "found by") {
+		t.Fatalf("query output %q", c.out.String())
+	}
+	if code := c.run("query", "ferry", "--scope", "team", "--json"); code != 0 || !strings.Contains(c.out.String(), `"external_id": "m2"`) {
+		t.Fatalf("json exit %d: %s", code, c.out.String())
+	}
+}
+
+func TestIngestRejectsMalformedLines(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"not JSON", "{\"type\": \"memory\", \"id\": \"a\", \"text\": \"fine\"}\n{oops\n", "bad.jsonl:2: not a JSON object"},
+		{"unknown field", `{"type": "memory", "id": "a", "text": "x", "txet": "y"}` + "\n", `bad.jsonl:1: native record: json: unknown field "txet"`},
+		{"bad time", `{"type": "memory", "id": "a", "text": "x", "occurred_start": "yesterday"}` + "\n", "bad.jsonl:1: native record: time \"yesterday\""},
+		{"unknown type", `{"type": "note", "id": "a"}` + "\n", `bad.jsonl:1: "type" "note"`},
+		{"empty text", "{\"type\": \"memory\", \"id\": \"a\", \"text\": \"fine\"}\n{\"type\": \"memory\", \"id\": \"b\", \"text\": \" \"}\n", "bad.jsonl:2: text: empty"},
+		{"unknown source", `{"type": "memory", "id": "a", "text": "x", "source": "nope"}` + "\n", `bad.jsonl:1: source: no source "nope"`},
+		{"wrong dimension", `{"type": "memory", "id": "a", "text": "x", "embedding": [0.1, 0.2]}` + "\n", "bad.jsonl:1: embedding: 2 dimensions"},
+		{"unknown record", `{"title": "x"}` + "\n", "bad.jsonl:1: unknown record"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t)
+			if code := c.run("ingest", writeFile(t, "bad.jsonl", tc.body)); code != 1 {
+				t.Fatalf("exit %d, want 1", code)
+			}
+			if !strings.Contains(c.err.String(), tc.want) {
+				t.Fatalf("stderr %q, want %q", c.err.String(), tc.want)
+			}
+			// The failed batch wrote nothing, the good line before it included.
+			if n := c.count(`SELECT count(*) FROM recall.memories`); n != 0 {
+				t.Fatalf("%d memories written", n)
+			}
+		})
+	}
+}
+
+func TestCommandUsage(t *testing.T) {
+	t.Parallel()
+	m := &Main{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+	for _, args := range [][]string{{}, {"nope"}, {"ingest"}, {"query"}, {"query", "a", "b"}, {"migrate"}, {"migrate", "sideways"}, {"db"}, {"ingest", "x", "--batch", "0"}, {"demo", "extra"}} {
+		if code := m.Run(context.Background(), args); code != 2 {
+			t.Fatalf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if code := c.run("demo"); code != 0 {
+		t.Fatalf("exit %d: %s", code, c.err.String())
+	}
+	first := c.out.String()
+	if !strings.Contains(first, "loaded the demo corpus") || !strings.Contains(first, "300 memories") {
+		t.Fatalf("first run: %q", first)
+	}
+	for _, q := range demoQuestions {
+		if !strings.Contains(first, q.q) {
+			t.Fatalf("no pack for %q", q.q)
+		}
+	}
+	// The answers find what the questions are about, through the lanes named.
+	for _, want := range []string{"48,000 euros", "lighthouse museum will open in June 2025", "Storm warning", "cardamom", "puffin burrows", "temporal#", "title#", "mention#", "graph#"} {
+		if !strings.Contains(first, want) {
+			t.Fatalf("demo output lacks %q:\n%s", want, first)
+		}
+	}
+	if code := c.run("demo"); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, c.err.String())
+	}
+	if !strings.Contains(c.out.String(), "demo corpus already loaded") {
+		t.Fatalf("second run reloaded: %q", c.out.String())
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{demo}'`); n != 300 {
+		t.Fatalf("%d demo memories", n)
+	}
+}

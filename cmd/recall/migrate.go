@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/recall-engine/recall/migrations"
+)
+
+// migrate: recall migrate up|down|status — goose migrations as the owner, under a Postgres
+// session lock.
+func (m *Main) migrate(ctx context.Context, args []string) error {
+	fs := newFlags(m, "migrate")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "usage: recall migrate up|down|status\n\n"+
+			"up applies every pending migration; down rolls back the last one; status lists them.")
+	}
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || (pos[0] != "up" && pos[0] != "down" && pos[0] != "status") {
+		fs.Usage()
+		return fmt.Errorf("%w: want up, down or status", errUsage)
+	}
+	c, err := m.connect(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	if pos[0] == "up" {
+		return m.migrateUp(ctx, c.ownerURL, true)
+	}
+	db, err := sqlDB(c.ownerURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close() //nolint:errcheck // closing a handle
+	p, err := migrations.NewProvider(db)
+	if err != nil {
+		return err
+	}
+	if pos[0] == "down" {
+		r, err := p.Down(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "rolled back %s\n", r.Source.Path)
+		return nil
+	}
+	st, err := p.Status(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range st {
+		when := "pending"
+		if s.State == "applied" {
+			when = "applied " + s.AppliedAt.Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(m.Stdout, "%-40s %s\n", s.Source.Path, when)
+	}
+	return nil
+}
