@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -31,6 +33,10 @@ type Batch struct {
 	Relations []Relation
 	// NoExtract turns off entity extraction from memory texts for this batch.
 	NoExtract bool
+	// DeferVectorIndex leaves the vector index of the embedder's dimension uncreated when it
+	// does not exist yet: a bulk load then calls EnsureVectorIndex once at the end, which
+	// builds it far faster than inserting row by row. Until then the vector lane scans.
+	DeferVectorIndex bool
 }
 
 // Source is a document memories come from.
@@ -313,22 +319,71 @@ func (e *Engine) embedMemories(ctx context.Context, ms []Memory) ([][]float32, e
 		idx = append(idx, i)
 		texts = append(texts, m.Text)
 	}
+	// Chunks of up to 256 texts, embedded concurrently (embedders are safe for concurrent
+	// use; the built-in one is CPU-bound, HTTP ones wait on the network).
 	const batch = 256
+	var chunks [][2]int
 	for lo := 0; lo < len(texts); lo += batch {
-		hi := min(len(texts), lo+batch)
-		vs, err := e.cfg.Embedder.Embed(ctx, texts[lo:hi], embed.Document)
-		if err != nil {
-			var ie *embed.InputError
-			if errors.As(err, &ie) {
-				return nil, &WriteError{Item: fmt.Sprintf("memories[%d]", idx[lo+ie.Index]), Field: "text", Problem: ie.Problem.Error()}
+		chunks = append(chunks, [2]int{lo, min(len(texts), lo+batch)})
+	}
+	errs := make([]error, len(chunks))
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for k, c := range chunks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			vs, err := e.cfg.Embedder.Embed(ctx, texts[c[0]:c[1]], embed.Document)
+			if err != nil {
+				var ie *embed.InputError
+				if errors.As(err, &ie) {
+					errs[k] = &WriteError{Item: fmt.Sprintf("memories[%d]", idx[c[0]+ie.Index]), Field: "text", Problem: ie.Problem.Error()}
+				} else {
+					errs[k] = fmt.Errorf("recall: write: embedding memories: %w", err)
+				}
+				return
 			}
-			return nil, fmt.Errorf("recall: write: embedding memories: %w", err)
-		}
-		for j, v := range vs {
-			out[idx[lo+j]] = v
+			for j, v := range vs {
+				out[idx[c[0]+j]] = v
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// HasVectorIndex reports whether the database has the vector index of the engine
+// embedder's dimension.
+func (e *Engine) HasVectorIndex(ctx context.Context) (bool, error) {
+	dims, err := e.storedDims(ctx, true)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(dims, e.cfg.Embedder.Dim()), nil
+}
+
+// EnsureVectorIndex creates the vector index of the engine embedder's dimension when it is
+// missing (after a load with Batch.DeferVectorIndex). It blocks writes to memories while it
+// builds.
+func (e *Engine) EnsureVectorIndex(ctx context.Context) error {
+	err := pgx.BeginFunc(ctx, e.cfg.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '1GB'`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `SELECT recall.ensure_vector_index($1)`, e.cfg.Embedder.Dim())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recall: vector index: %w", err)
+	}
+	_, err = e.storedDims(ctx, true)
+	return err
 }
 
 type writer struct {
@@ -388,7 +443,7 @@ func (w *writer) ids(table string, want map[string]string) (map[string]int64, er
 
 func (w *writer) write(e *Engine, b Batch, vecs [][]float32) error {
 	ctx, tx := w.ctx, w.tx
-	if len(b.Memories) > 0 {
+	if len(b.Memories) > 0 && !b.DeferVectorIndex {
 		if _, err := tx.Exec(ctx, `SELECT recall.ensure_vector_index($1)`, e.cfg.Embedder.Dim()); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -20,14 +21,15 @@ type Doc struct {
 
 // Dataset is a BEIR-format directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv.
 type Dataset struct {
-	Corpus  []Doc
-	Queries map[string]string // id -> text
-	Qrels   map[string]Qrels  // query id -> judgments
+	Corpus    []Doc
+	Queries   map[string]string         // id -> text
+	QueryMeta map[string]map[string]any // id -> metadata
+	Qrels     map[string]Qrels          // query id -> judgments
 }
 
 // LoadBEIR reads dir with the qrels of split ("test", "train"). Errors name the file and line.
 func LoadBEIR(dir, split string) (*Dataset, error) {
-	d := &Dataset{Queries: map[string]string{}, Qrels: map[string]Qrels{}}
+	d := &Dataset{Queries: map[string]string{}, QueryMeta: map[string]map[string]any{}, Qrels: map[string]Qrels{}}
 	if err := eachLine(filepath.Join(dir, "corpus.jsonl"), func(line int, b []byte) error {
 		var doc Doc
 		if err := json.Unmarshal(b, &doc); err != nil {
@@ -47,6 +49,7 @@ func LoadBEIR(dir, split string) (*Dataset, error) {
 			return err
 		}
 		d.Queries[q.ID] = q.Text
+		d.QueryMeta[q.ID] = q.Metadata
 		return nil
 	}); err != nil {
 		return nil, err
@@ -96,4 +99,24 @@ func eachLine(path string, fn func(line int, b []byte) error) error {
 		return fmt.Errorf("%s:%d: %w", path, n+1, err)
 	}
 	return nil
+}
+
+// Judged returns the queries that have judgments, sorted by id (numerically when ids are
+// numbers), with their metadata.
+func (d *Dataset) Judged() []Query {
+	var out []Query
+	for id := range d.Qrels {
+		if text, ok := d.Queries[id]; ok {
+			out = append(out, Query{ID: id, Text: text, Meta: d.QueryMeta[id]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, ea := strconv.Atoi(out[i].ID)
+		b, eb := strconv.Atoi(out[j].ID)
+		if ea == nil && eb == nil {
+			return a < b
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
 }

@@ -3,34 +3,36 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/recall-engine/recall/internal/cli"
 )
 
 // db: recall db start|stop|status|url — the embedded database.
 func (m *Main) db(ctx context.Context, args []string) error {
-	fs := newFlags(m, "db")
+	fs := m.Flags("db")
 	fs.Usage = func() {
 		fmt.Fprintf(m.Stderr, "usage: recall db start|stop|status|url\n\n"+
-			"The embedded PostgreSQL used when RECALL_DATABASE_URL is unset; its data is in %s/pg.\n", m.dataDir())
+			"The embedded PostgreSQL used when RECALL_DATABASE_URL is unset; its data is in %s/pg.\n", m.DataDir())
 	}
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one of start, stop, status, url", errUsage)
+		return fmt.Errorf("%w: want one of start, stop, status, url", cli.ErrUsage)
 	}
 	switch pos[0] {
 	case "start":
-		c, err := m.connect(ctx, true)
+		c, err := m.Connect(ctx, true)
 		if err != nil {
 			return err
 		}
-		defer c.close()
-		fmt.Fprintf(m.Stdout, "running, migrated: %s\n", redact(c.ownerURL))
+		defer c.Close()
+		fmt.Fprintf(m.Stdout, "running, migrated: %s\n", cli.Redact(c.OwnerURL))
 		return nil
 	case "stop", "status", "url":
-		out, err := m.dbScript(ctx, pos[0])
+		out, err := m.DBScript(ctx, pos[0])
 		if err != nil {
 			return err
 		}
@@ -40,5 +42,5 @@ func (m *Main) db(ctx context.Context, args []string) error {
 		return nil
 	}
 	fs.Usage()
-	return fmt.Errorf("%w: unknown db command %q", errUsage, pos[0])
+	return fmt.Errorf("%w: unknown db command %q", cli.ErrUsage, pos[0])
 }

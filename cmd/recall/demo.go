@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/recall-engine/recall/internal/cli"
+
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/progress"
 )
@@ -39,7 +41,7 @@ const demoLoadVersion = "2"
 // demo: recall demo — load the demo corpus into the embedded database (once) and answer a
 // few questions with their provenance.
 func (m *Main) demo(ctx context.Context, args []string) error {
-	fs := newFlags(m, "demo")
+	fs := m.Flags("demo")
 	budget := fs.Int("budget", 120, "token budget of each answer")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall demo [--budget N]\n\n"+
@@ -48,18 +50,18 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 			"then recalls a few questions and prints each pack with the lanes that found its items.")
 		fs.PrintDefaults()
 	}
-	if pos, err := parse(fs, args); err != nil {
+	if pos, err := cli.Parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
-		return fmt.Errorf("%w: demo takes no arguments", errUsage)
+		return fmt.Errorf("%w: demo takes no arguments", cli.ErrUsage)
 	}
 	start := time.Now()
-	c, err := m.connect(ctx, true)
+	c, err := m.Connect(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.runtime, NoAccess: true})
+	defer c.Close()
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true})
 	if err != nil {
 		return err
 	}
@@ -69,23 +71,23 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 	sum := sha256.Sum256(append([]byte(demoLoadVersion), demoCorpus...))
 	marker := "demo-corpus-" + hex.EncodeToString(sum[:6])
 	var loaded bool
-	if err := c.runtime.QueryRow(ctx, `SELECT recall_loaded FROM (SELECT set_config('recall.read_scopes', '{demo}', false)) s,
+	if err := c.Runtime.QueryRow(ctx, `SELECT recall_loaded FROM (SELECT set_config('recall.read_scopes', '{demo}', false)) s,
 		LATERAL (SELECT EXISTS (SELECT 1 FROM recall.sources WHERE scopes = '{demo}' AND external_id = $1) AS recall_loaded) x`, marker).Scan(&loaded); err != nil {
 		return err
 	}
-	if _, err := c.runtime.Exec(ctx, `RESET recall.read_scopes`); err != nil {
+	if _, err := c.Runtime.Exec(ctx, `RESET recall.read_scopes`); err != nil {
 		return err
 	}
 	if loaded {
 		fmt.Fprintf(m.Stdout, "demo corpus already loaded (%s); %v to get here\n\n", marker, time.Since(start).Round(time.Millisecond))
 	} else {
-		if _, err := c.owner.Exec(ctx, `DELETE FROM recall.memories WHERE scopes = '{demo}';
+		if _, err := c.Owner.Exec(ctx, `DELETE FROM recall.memories WHERE scopes = '{demo}';
 			DELETE FROM recall.sources WHERE scopes = '{demo}'; DELETE FROM recall.entities WHERE scopes = '{demo}'`); err != nil {
 			return err
 		}
 		s := ingestSummary{files: 1}
 		bar := progress.New(m.Stderr, "demo corpus", int64(len(demoCorpus)), true)
-		if err := m.ingestReader(ctx, e, user, bytes.NewReader(demoCorpus), "demo/corpus.jsonl", "native", 500, false, &s, bar); err != nil {
+		if err := m.ingestReader(ctx, e, user, bytes.NewReader(demoCorpus), "demo/corpus.jsonl", ingestOptions{format: "native", batch: 500}, &s, bar); err != nil {
 			return err
 		}
 		bar.Finish()

@@ -11,13 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-engine/recall/internal/cli"
+
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/progress"
 )
 
 // ingest: recall ingest FILE... [--scope S] [--format F] [--batch N] [--no-extract]
 func (m *Main) ingest(ctx context.Context, args []string) error {
-	fs := newFlags(m, "ingest")
+	fs := m.Flags("ingest")
 	scope := fs.String("scope", "default", "scope the rows belong to")
 	format := fs.String("format", "auto", "auto, native, beir or turns (see below)")
 	batch := fs.Int("batch", 500, "memories per transaction")
@@ -30,39 +32,66 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 			"one transaction: a malformed line stops the ingest at that batch, with file:line.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	files, err := parse(fs, args)
+	files, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
 		fs.Usage()
-		return fmt.Errorf("%w: no FILE", errUsage)
+		return fmt.Errorf("%w: no FILE", cli.ErrUsage)
 	}
 	if *batch < 1 || *batch > 10000 {
-		return fmt.Errorf("%w: --batch %d: want 1..10000", errUsage, *batch)
+		return fmt.Errorf("%w: --batch %d: want 1..10000", cli.ErrUsage, *batch)
 	}
-	c, err := m.connect(ctx, true)
+	c, err := m.Connect(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.runtime})
+	defer c.Close()
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime})
 	if err != nil {
 		return err
 	}
 	user := recall.User{ID: "ingest", Read: []string{*scope}, Write: []string{*scope}}
 	start := time.Now()
+	// A first load into a dimension builds its vector index once at the end: much faster
+	// than maintaining it row by row.
+	has, err := e.HasVectorIndex(ctx)
+	if err != nil {
+		return err
+	}
+	opts := ingestOptions{format: *format, batch: *batch, noExtract: *noExtract, deferIndex: !has}
 	var total ingestSummary
+	var ingestErr error
 	for _, f := range files {
-		s, err := m.ingestFile(ctx, e, user, f, *format, *batch, *noExtract)
+		s, err := m.ingestFile(ctx, e, user, f, opts)
 		total.add(s)
 		if err != nil {
-			fmt.Fprintf(m.Stdout, "%s (stopped at the error below)\n", total.String(time.Since(start)))
-			return err
+			ingestErr = err
+			break
 		}
+	}
+	if opts.deferIndex && total.res.Memories > 0 {
+		t := time.Now()
+		fmt.Fprintf(m.Stderr, "building the vector index for %d-dimension embeddings...\n", e.Embedder().Dim())
+		if err := e.EnsureVectorIndex(ctx); err != nil {
+			return errors.Join(ingestErr, err)
+		}
+		fmt.Fprintf(m.Stderr, "vector index built in %v\n", time.Since(t).Round(time.Millisecond))
+	}
+	if ingestErr != nil {
+		fmt.Fprintf(m.Stdout, "%s (stopped at the error below)\n", total.String(time.Since(start)))
+		return ingestErr
 	}
 	fmt.Fprintln(m.Stdout, total.String(time.Since(start)))
 	return nil
+}
+
+type ingestOptions struct {
+	format     string
+	batch      int
+	noExtract  bool
+	deferIndex bool
 }
 
 type ingestSummary struct {
@@ -142,7 +171,7 @@ func (p *pending) lineOf(item string) int {
 	return lines[i]
 }
 
-func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.User, name, format string, batch int, noExtract bool) (ingestSummary, error) {
+func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.User, name string, o ingestOptions) (ingestSummary, error) {
 	s := ingestSummary{files: 1}
 	var r io.Reader
 	var size int64
@@ -161,10 +190,11 @@ func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.Use
 	}
 	bar := progress.New(m.Stderr, name, size, true)
 	defer bar.Finish()
-	return s, m.ingestReader(ctx, e, user, r, name, format, batch, noExtract, &s, bar)
+	err := m.ingestReader(ctx, e, user, r, name, o, &s, bar)
+	return s, err
 }
 
-func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.User, r io.Reader, name, format string, batch int, noExtract bool, s *ingestSummary, bar *progress.Bar) error {
+func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.User, r io.Reader, name string, o ingestOptions, s *ingestSummary, bar *progress.Bar) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var p pending
 	var read int64
@@ -172,7 +202,7 @@ func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.U
 		if p.empty() {
 			return nil
 		}
-		p.b.NoExtract = noExtract
+		p.b.NoExtract, p.b.DeferVectorIndex = o.noExtract, o.deferIndex
 		res, err := e.Write(ctx, user, p.b)
 		if err != nil {
 			var we *recall.WriteError
@@ -189,7 +219,7 @@ func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.U
 		b, err := br.ReadBytes('\n')
 		read += int64(len(b))
 		if len(strings.TrimSpace(string(b))) > 0 {
-			recs, perr := parseLine(b, format, name, line)
+			recs, perr := parseLine(b, o.format, name, line)
 			if perr != nil {
 				return perr
 			}
@@ -197,7 +227,7 @@ func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.U
 				p.add(rec)
 			}
 			s.lines++
-			if len(p.b.Memories) >= batch {
+			if len(p.b.Memories) >= o.batch {
 				if err := flush(); err != nil {
 					return err
 				}

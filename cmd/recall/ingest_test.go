@@ -8,32 +8,34 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-engine/recall/internal/cli"
+
 	"github.com/recall-engine/recall/internal/testdb"
 )
 
-type cli struct {
+type harness struct {
 	t        *testing.T
 	db       *testdb.DB
 	out, err bytes.Buffer
 }
 
-func newCLI(t *testing.T) *cli {
-	return &cli{t: t, db: testdb.New(t)}
+func newCLI(t *testing.T) *harness {
+	return &harness{t: t, db: testdb.New(t)}
 }
 
-func (c *cli) run(args ...string) int {
+func (c *harness) run(args ...string) int {
 	c.out.Reset()
 	c.err.Reset()
-	m := &Main{Stdout: &c.out, Stderr: &c.err, Getenv: func(k string) string {
+	m := &Main{cli.Env{Stdout: &c.out, Stderr: &c.err, Getenv: func(k string) string {
 		if k == "RECALL_DATABASE_URL" {
 			return c.db.URL("recall_owner")
 		}
 		return ""
-	}}
+	}}}
 	return m.Run(context.Background(), args)
 }
 
-func (c *cli) count(sql string) int {
+func (c *harness) count(sql string) int {
 	c.t.Helper()
 	var n int
 	if err := c.db.Owner.QueryRow(context.Background(), sql).Scan(&n); err != nil {
@@ -139,7 +141,7 @@ func TestIngestRejectsMalformedLines(t *testing.T) {
 
 func TestCommandUsage(t *testing.T) {
 	t.Parallel()
-	m := &Main{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+	m := &Main{cli.Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}}
 	for _, args := range [][]string{{}, {"nope"}, {"ingest"}, {"query"}, {"query", "a", "b"}, {"migrate"}, {"migrate", "sideways"}, {"db"}, {"ingest", "x", "--batch", "0"}, {"demo", "extra"}} {
 		if code := m.Run(context.Background(), args); code != 2 {
 			t.Fatalf("%v: exit %d, want 2", args, code)

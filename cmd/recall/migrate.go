@@ -4,34 +4,36 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/recall-engine/recall/internal/cli"
+
 	"github.com/recall-engine/recall/migrations"
 )
 
 // migrate: recall migrate up|down|status — goose migrations as the owner, under a Postgres
 // session lock.
 func (m *Main) migrate(ctx context.Context, args []string) error {
-	fs := newFlags(m, "migrate")
+	fs := m.Flags("migrate")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall migrate up|down|status\n\n"+
 			"up applies every pending migration; down rolls back the last one; status lists them.")
 	}
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || (pos[0] != "up" && pos[0] != "down" && pos[0] != "status") {
 		fs.Usage()
-		return fmt.Errorf("%w: want up, down or status", errUsage)
+		return fmt.Errorf("%w: want up, down or status", cli.ErrUsage)
 	}
-	c, err := m.connect(ctx, false)
+	c, err := m.Connect(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer c.close()
+	defer c.Close()
 	if pos[0] == "up" {
-		return m.migrateUp(ctx, c.ownerURL, true)
+		return m.MigrateUp(ctx, c.OwnerURL, true)
 	}
-	db, err := sqlDB(c.ownerURL)
+	db, err := cli.SQLDB(c.OwnerURL)
 	if err != nil {
 		return err
 	}

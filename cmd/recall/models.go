@@ -6,13 +6,15 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/recall-engine/recall/internal/cli"
+
 	"github.com/recall-engine/recall/internal/hub"
 	"github.com/recall-engine/recall/internal/progress"
 )
 
 // models: recall models pull NAME --dir DIR [--hub URL] [--revision REV] [--onnx-file PATH]
 func (m *Main) models(ctx context.Context, args []string) error {
-	fs := newFlags(m, "models pull")
+	fs := m.Flags("models pull")
 	dir := fs.String("dir", "", "directory to write the model into (required)")
 	base := fs.String("hub", "", "hub base URL (default $RECALL_HUB_URL, else "+hub.DefaultBaseURL+")")
 	rev := fs.String("revision", "main", "branch, tag or commit")
@@ -24,16 +26,16 @@ func (m *Main) models(ctx context.Context, args []string) error {
 			"HF_TOKEN, when set, is sent as a bearer token.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 2 || pos[0] != "pull" {
 		fs.Usage()
-		return fmt.Errorf("%w: want: models pull NAME --dir DIR", errUsage)
+		return fmt.Errorf("%w: want: models pull NAME --dir DIR", cli.ErrUsage)
 	}
 	if *dir == "" {
-		return fmt.Errorf("%w: --dir is required", errUsage)
+		return fmt.Errorf("%w: --dir is required", cli.ErrUsage)
 	}
 	if *base == "" {
 		*base = m.Getenv("RECALL_HUB_URL")

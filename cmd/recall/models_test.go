@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-engine/recall/internal/cli"
+
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/embed/onnx"
 )
@@ -66,12 +68,12 @@ func TestModelsPull(t *testing.T) {
 	s := hubOf(t, "acme/tiny", src)
 	dir := filepath.Join(t.TempDir(), "tiny")
 	var out, errOut bytes.Buffer
-	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string {
+	m := &Main{cli.Env{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string {
 		if k == "RECALL_HUB_URL" {
 			return s.URL
 		}
 		return ""
-	}}
+	}}}
 	if code := m.Run(context.Background(), []string{"models", "pull", "acme/tiny", "--dir", dir}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}

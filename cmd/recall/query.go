@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-engine/recall/internal/cli"
+
 	"github.com/recall-engine/recall"
 )
 
@@ -27,7 +29,7 @@ func (s *scopesFlag) Set(v string) error {
 
 // query: recall query "text" [--budget N] [--scope S] [--label L] [--json]
 func (m *Main) query(ctx context.Context, args []string) error {
-	fs := newFlags(m, "query")
+	fs := m.Flags("query")
 	var scopes scopesFlag
 	fs.Var(&scopes, "scope", "scope to read (repeat or comma-separate; default: default)")
 	budget := fs.Int("budget", 1000, "token budget")
@@ -38,23 +40,23 @@ func (m *Main) query(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "usage: recall query \"question\" [flags]\n\nflags:")
 		fs.PrintDefaults()
 	}
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one quoted question", errUsage)
+		return fmt.Errorf("%w: want one quoted question", cli.ErrUsage)
 	}
 	if len(scopes) == 0 {
 		scopes = scopesFlag{"default"}
 	}
-	c, err := m.connect(ctx, true)
+	c, err := m.Connect(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.runtime, NoAccess: *noAccess})
+	defer c.Close()
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: *noAccess})
 	if err != nil {
 		return err
 	}

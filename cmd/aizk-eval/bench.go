@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/recall-engine/recall/eval"
+	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/progress"
+	"github.com/recall-engine/recall/statement"
+)
+
+// bench: aizk-eval bench --dataset DIR [--plans maximal,bm25,...] [--json FILE] [--report FILE.md]
+func (m *Main) bench(ctx context.Context, args []string) error {
+	fs := m.Flags("bench")
+	var d datasetFlags
+	m.datasetFlags(fs, &d)
+	plans := fs.String("plans", "maximal,vector,bm25", `arms, comma-separated: "maximal", a lane ("bm25"), "-lane" (maximal minus it), or "study" (every arm)`)
+	jsonOut := fs.String("json", "", "write the results as JSON to FILE")
+	report := fs.String("report", "", "write a markdown report (and FILE.svg, its plot) to FILE.md")
+	limit := fs.Int("limit", 0, "run only the first N judged queries (0: all)")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "usage: aizk-eval bench --dataset DIR [flags]\n\n"+
+			"Ingests the corpus into a database of its own (reused while the corpus and mapping flags\n"+
+			"are unchanged), runs the judged queries of the split once per arm, and prints nDCG@10,\n"+
+			"Recall@10, Recall@100, MRR@10, p50/p95 latency, and each arm's difference with maximal\n"+
+			"(paired randomization test, Holm-adjusted).\n\nflags:")
+		fs.PrintDefaults()
+	}
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || d.dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: --dataset is required, and there are no positional arguments", cli.ErrUsage)
+	}
+	arms, err := parsePlans(*plans)
+	if err != nil {
+		return fmt.Errorf("%w: --plans: %v", cli.ErrUsage, err)
+	}
+	return m.study(ctx, d, arms, *limit, *jsonOut, *report, "aizk-eval bench "+strings.Join(args, " "))
+}
+
+func parsePlans(s string) ([]statement.Plan, error) {
+	if s == "study" {
+		return statement.StudyPlans(), nil
+	}
+	var out []statement.Plan
+	seen := map[statement.Plan]bool{}
+	for _, part := range strings.Split(s, ",") {
+		p, err := statement.ParsePlan(strings.TrimSpace(part))
+		if err != nil {
+			return nil, err
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan, limit int, jsonOut, report, command string) error {
+	ds, c, e, err := m.openDataset(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	queries := ds.Judged()
+	if limit > 0 && limit < len(queries) {
+		queries = queries[:limit]
+	}
+	if len(queries) == 0 {
+		return fmt.Errorf("no judged queries in %s (split %s)", d.dir, d.split)
+	}
+	bar := progress.New(m.Stderr, "queries", int64(len(queries)*len(arms)), false)
+	rep, err := eval.Study(ctx, filepath.Base(filepath.Clean(d.dir)), queries, ds.Qrels, arms, d.search(e), func(done, _ int) { bar.Set(int64(done)) })
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	if err := rep.Markdown(m.Stdout, command, ""); err != nil {
+		return err
+	}
+	if jsonOut != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if report != "" {
+		svg := strings.TrimSuffix(report, filepath.Ext(report)) + ".svg"
+		f, err := os.Create(svg)
+		if err != nil {
+			return err
+		}
+		if err := rep.SVG(f); err != nil {
+			_ = f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		g, err := os.Create(report)
+		if err != nil {
+			return err
+		}
+		if err := rep.Markdown(g, command, filepath.Base(svg)); err != nil {
+			_ = g.Close()
+			return err
+		}
+		if err := g.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/eval"
+	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/progress"
+	"github.com/recall-engine/recall/statement"
+)
+
+// datasetFlags are how a BEIR dataset maps onto recall's data.
+type datasetFlags struct {
+	dir          string
+	split        string
+	scopeField   string
+	speakerField string
+	timeField    string
+	noExtract    bool
+	bm25Postings int
+}
+
+// defaultScope holds every document when no scope field is named.
+const defaultScope = "eval"
+
+// loadVersion changes when the same corpus and flags would be ingested differently.
+const loadVersion = "1"
+
+// dbName is the database of a dataset: a hash of the corpus and of every flag that changes
+// what is stored, so a changed corpus or mapping gets a fresh database and an unchanged one
+// is reused.
+func (d datasetFlags) dbName() (string, error) {
+	h := sha256.New()
+	f, err := os.ReadFile(filepath.Join(d.dir, "corpus.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	h.Write(f)
+	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract)
+	return "aizk_" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// docScope is the scope a document or query belongs to.
+func (d datasetFlags) docScope(meta map[string]any) (string, error) {
+	if d.scopeField == "" {
+		return defaultScope, nil
+	}
+	v, ok := meta[d.scopeField].(string)
+	if !ok || v == "" {
+		return "", fmt.Errorf("metadata field %q is not a non-empty string", d.scopeField)
+	}
+	return v, nil
+}
+
+// openDataset loads the dataset, opens (or creates and ingests) its database, and returns an
+// engine on it for evaluation (no access recording).
+func (m *Main) openDataset(ctx context.Context, d datasetFlags) (*eval.Dataset, *cli.Conn, *recall.Engine, error) {
+	ds, err := eval.LoadBEIR(d.dir, d.split)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	name, err := d.dbName()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c, err := m.ConnectDatabase(ctx, name, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s := statement.DefaultSettings()
+	s.BM25Postings = d.bm25Postings
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true, Settings: &s})
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	var done int
+	if err := c.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.sources WHERE external_id = 'aizk:complete'`).Scan(&done); err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	if done == 0 {
+		if err := m.ingestDataset(ctx, c, e, ds, d); err != nil {
+			c.Close()
+			return nil, nil, nil, err
+		}
+	} else {
+		fmt.Fprintf(m.Stderr, "reusing database %s (%d documents ingested before)\n", name, len(ds.Corpus))
+	}
+	return ds, c, e, nil
+}
+
+// ingestDataset writes the corpus (into a database that may hold a partial earlier attempt:
+// ids upsert) and marks it complete.
+func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine, ds *eval.Dataset, d datasetFlags) error {
+	start := time.Now()
+	bar := progress.New(m.Stderr, "ingest "+filepath.Base(d.dir), int64(len(ds.Corpus)), false)
+	byScope := map[string][]eval.Doc{}
+	var order []string
+	for _, doc := range ds.Corpus {
+		sc, err := d.docScope(doc.Metadata)
+		if err != nil {
+			return fmt.Errorf("corpus document %s: %w", doc.ID, err)
+		}
+		if _, ok := byScope[sc]; !ok {
+			order = append(order, sc)
+		}
+		byScope[sc] = append(byScope[sc], doc)
+	}
+	done := 0
+	for _, sc := range order {
+		docs := byScope[sc]
+		user := recall.User{ID: "aizk-eval", Read: []string{sc}, Write: []string{sc}}
+		for lo := 0; lo < len(docs); lo += 500 {
+			b := recall.Batch{NoExtract: d.noExtract, DeferVectorIndex: true}
+			for _, doc := range docs[lo:min(len(docs), lo+500)] {
+				mem := recall.Memory{ID: doc.ID, Text: doc.Text, Metadata: doc.Metadata}
+				if strings.TrimSpace(mem.Text) == "" {
+					mem.Text = doc.Title
+				}
+				if doc.Title != "" {
+					b.Sources = append(b.Sources, recall.Source{ID: doc.ID, Title: doc.Title})
+					mem.Source = doc.ID
+				}
+				if d.speakerField != "" {
+					if v, ok := doc.Metadata[d.speakerField].(string); ok {
+						mem.Speaker = v
+					}
+				}
+				if d.timeField != "" {
+					if v, ok := doc.Metadata[d.timeField].(string); ok {
+						t, err := parseTime(v)
+						if err != nil {
+							return fmt.Errorf("corpus document %s: %s: %w", doc.ID, d.timeField, err)
+						}
+						mem.OccurredStart = &t
+					}
+				}
+				b.Memories = append(b.Memories, mem)
+			}
+			if _, err := e.Write(ctx, user, b); err != nil {
+				return fmt.Errorf("ingest: %w", err)
+			}
+			done += len(b.Memories)
+			bar.Set(int64(done))
+		}
+	}
+	bar.Finish()
+	fmt.Fprintf(m.Stderr, "building the vector index...\n")
+	if err := e.EnsureVectorIndex(ctx); err != nil {
+		return err
+	}
+	if _, err := c.Owner.Exec(ctx, `ANALYZE`); err != nil {
+		return err
+	}
+	meta := recall.User{ID: "aizk-eval", Read: []string{"aizk-meta"}, Write: []string{"aizk-meta"}}
+	if _, err := e.Write(ctx, meta, recall.Batch{Sources: []recall.Source{{ID: "aizk:complete", Title: "aizk-eval ingest complete",
+		Metadata: map[string]any{"documents": len(ds.Corpus), "seconds": time.Since(start).Seconds()}}}}); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "ingested %d documents in %v\n", len(ds.Corpus), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", time.DateOnly}
+
+func parseTime(s string) (time.Time, error) {
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, strings.TrimSpace(s)); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 or YYYY-MM-DD[ HH:MM[:SS]]", s)
+}
+
+// queryUser is who asks query q: a reader of its scope, labelled with its speaker.
+func (d datasetFlags) queryUser(q eval.Query) (recall.User, error) {
+	sc, err := d.docScope(q.Meta)
+	if err != nil {
+		return recall.User{}, fmt.Errorf("query %s: %w", q.ID, err)
+	}
+	u := recall.User{ID: "aizk-eval", Read: []string{sc}}
+	if d.speakerField != "" {
+		if v, ok := q.Meta[d.speakerField].(string); ok {
+			u.Label = v
+		}
+	}
+	return u, nil
+}
+
+// search is the study's SearchFunc: the full recall path (no reranker configured) with a
+// budget large enough to pack every candidate, so the pack is the ranking.
+func (d datasetFlags) search(e *recall.Engine) eval.SearchFunc {
+	return func(ctx context.Context, q eval.Query, plan statement.Plan) ([]string, error) {
+		u, err := d.queryUser(q)
+		if err != nil {
+			return nil, err
+		}
+		p, err := e.Recall(ctx, u, q.Text, 1_000_000, &recall.Options{Plan: plan})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(p.Items))
+		for i, it := range p.Items {
+			out[i] = it.ExternalID
+		}
+		return out, nil
+	}
+}
+
+func (m *Main) datasetFlags(fs interface {
+	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
+	IntVar(*int, string, int, string)
+}, d *datasetFlags) {
+	fs.StringVar(&d.dir, "dataset", "", "BEIR-format directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
+	fs.StringVar(&d.split, "split", "test", "qrels split to run")
+	fs.StringVar(&d.scopeField, "scope-field", "", "metadata field naming each document's and query's scope")
+	fs.StringVar(&d.speakerField, "speaker-field", "", "metadata field naming the speaker (an entity, and the asking user's label)")
+	fs.StringVar(&d.timeField, "time-field", "", "metadata field holding each document's occurred time")
+	fs.BoolVar(&d.noExtract, "no-extract", false, "do not extract entity names from the corpus")
+	fs.IntVar(&d.bm25Postings, "bm25-postings", statement.DefaultSettings().BM25Postings, "postings read per query term (0: all)")
+}

@@ -1,0 +1,32 @@
+// Command aizk-eval diagnoses and measures recall: trace renders one recall laid open,
+// bench runs the plan study on a BEIR-format dataset, plans prints the ablation table. Each
+// subcommand lives in its own file; this package parses flags, prints and exits.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/recall-engine/recall/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := (&Main{cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}}).Run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// Main is the command with its outputs and environment, so tests can run it in-process.
+type Main struct{ cli.Env }
+
+// Run runs one subcommand and returns the exit status.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	return cli.Run(ctx, m.Env, "aizk-eval", map[string]cli.Command{
+		"trace": {Summary: "one recall laid open: every lane, the fused order, the pack decisions, timings", Run: m.trace},
+		"bench": {Summary: "the plan study on a BEIR-format dataset: metrics, latency, significance", Run: m.bench},
+		"plans": {Summary: "the ablation table (maximal, each lane alone, maximal minus each lane)", Run: m.plans},
+	}, args)
+}

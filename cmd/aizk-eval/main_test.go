@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/testdb"
+)
+
+const toy = "../../testdata/beir-toy"
+
+// run runs aizk-eval with RECALL_DATABASE_URL set to url.
+func run(t *testing.T, url string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	m := &Main{cli.Env{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string {
+		if k == "RECALL_DATABASE_URL" {
+			return url
+		}
+		return ""
+	}}}
+	code := m.Run(context.Background(), args)
+	return out.String(), errOut.String(), code
+}
+
+// adminURL is the test server's superuser URL: datasets get databases of their own, which
+// need the extensions a superuser creates.
+func adminURL(t *testing.T) string {
+	t.Helper()
+	testdb.AdminConfig(t) // skips (or fails under CI) without a server
+	return os.Getenv(testdb.EnvURL)
+}
+
+func TestBenchStudyOnToy(t *testing.T) {
+	t.Parallel()
+	url := adminURL(t)
+	dir := t.TempDir()
+	js, md := filepath.Join(dir, "out.json"), filepath.Join(dir, "report.md")
+	for round := range 2 { // the second run reuses the ingested database
+		out, errOut, code := run(t, url, "bench", "--dataset", toy, "--plans", "study", "--json", js, "--report", md, "--scope-field", "team")
+		if code != 0 {
+			t.Fatalf("round %d: exit %d: %s", round, code, errOut)
+		}
+		if round == 1 && !strings.Contains(errOut, "reusing database") {
+			t.Fatalf("second run did not reuse the database: %s", errOut)
+		}
+		if !strings.Contains(out, "| maximal |") || !strings.Contains(out, "| -graph |") {
+			t.Fatalf("table: %s", out)
+		}
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Dataset      string           `json:"dataset"`
+		Queries      int              `json:"queries"`
+		Plans        []map[string]any `json:"plans"`
+		Significance []map[string]any `json:"significance"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dataset != "beir-toy" || rep.Queries != 6 || len(rep.Plans) != 13 || len(rep.Significance) != 12 {
+		t.Fatalf("report: %s", b)
+	}
+	for _, p := range rep.Plans {
+		if len(p) != 7 {
+			t.Fatalf("plan keys: %v", p)
+		}
+	}
+	// Scoped by team, each query sees its team's six documents only; its relevant ones are
+	// among them, so the maximal arm finds every relevant document within 100.
+	if rep.Plans[0]["plan"] != "maximal" || rep.Plans[0]["recall@100"].(float64) != 1 || rep.Plans[0]["ndcg@10"].(float64) < 0.6 {
+		t.Fatalf("maximal: %v", rep.Plans[0])
+	}
+	for _, f := range []string{md, strings.TrimSuffix(md, ".md") + ".svg"} {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	// The query of the blue team about aspirin sees no red document.
+	out, errOut, code := run(t, url, "trace", "--dataset", toy, "--scope-field", "team", "--query-id", "q6", "--json")
+	if code != 0 {
+		t.Fatalf("trace: exit %d: %s", code, errOut)
+	}
+	var tr struct {
+		Candidates []struct {
+			ID string `json:"id"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Candidates) == 0 {
+		t.Fatal("no candidates")
+	}
+	blue := map[string]bool{"d07": true, "d08": true, "d09": true, "d10": true, "d11": true, "d12": true}
+	for _, c := range tr.Candidates {
+		if !blue[c.ID] {
+			t.Fatalf("the blue team's trace shows %s", c.ID)
+		}
+	}
+	out, _, code = run(t, url, "trace", "--dataset", toy, "--scope-field", "team", "--query-id", "q1")
+	if code != 0 || !strings.Contains(out, "why the first relevant document ranked where it did") || !strings.Contains(out, "memory ") {
+		t.Fatalf("trace q1: %s", out)
+	}
+}
+
+// TestTraceNeverWarms: tracing a question over a live database changes no access count,
+// where the same question through Recall does.
+func TestTraceNeverWarms(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	e, err := recall.New(ctx, recall.Config{Pool: db.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := recall.User{ID: "u", Read: []string{"default"}, Write: []string{"default"}}
+	if _, err := e.Write(ctx, user, recall.Batch{Memories: []recall.Memory{
+		{ID: "a", Text: "Nadia Okafor kept the boats in port during the storm."},
+		{ID: "b", Text: "The ferry to Gull Island was cancelled for two days."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	accesses := func() int {
+		var n int
+		if err := db.Owner.QueryRow(ctx, `SELECT coalesce(sum(access_count), 0) FROM recall.memory_access`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	out, errOut, code := run(t, db.URL("recall_owner"), "trace", "what happened during the storm?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"vector (", "bm25 (", "fused order", "packed 2 items", "timings ms"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("trace lacks %q:\n%s", want, out)
+		}
+	}
+	if n := accesses(); n != 0 {
+		t.Fatalf("the trace recorded %d accesses", n)
+	}
+	p, err := e.Recall(ctx, user, "what happened during the storm?", 1000, &recall.Options{Now: time.Now()})
+	if err != nil || p.Accessed != 2 || accesses() != 2 {
+		t.Fatalf("recall: %v, accessed %d, counted %d", err, p.Accessed, accesses())
+	}
+}
+
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{}, {"nope"}, {"bench"}, {"bench", "--dataset", toy, "--plans", "bm26"}, {"plans"}, {"trace"}, {"trace", "a", "b"}, {"trace", "--query-id", "q1"}} {
+		if _, _, code := run(t, "", args...); code != 2 {
+			t.Fatalf("%v: exit %d, want 2", args, code)
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/statement"
+)
+
+// trace: aizk-eval trace "question" [--scope S] [--budget N] [--json] [--top N]
+// or, on a dataset: aizk-eval trace --dataset DIR --query-id ID
+func (m *Main) trace(ctx context.Context, args []string) error {
+	fs := m.Flags("trace")
+	var d datasetFlags
+	m.datasetFlags(fs, &d)
+	var scopes []string
+	fs.Func("scope", "scope to read (repeat or comma-separate; default: default, or the dataset's)", func(v string) error {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				scopes = append(scopes, s)
+			}
+		}
+		return nil
+	})
+	budget := fs.Int("budget", 1000, "token budget")
+	label := fs.String("label", "", "the asking speaker's name")
+	asJSON := fs.Bool("json", false, "print the trace as JSON")
+	top := fs.Int("top", 10, "rows of each lane and of the fused order to show")
+	queryID := fs.String("query-id", "", "with --dataset: trace this judged query and explain its first relevant document")
+	why := fs.String("why", "", "explain the candidate with this external id")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "usage: aizk-eval trace \"question\" [flags]\n"+
+			"       aizk-eval trace --dataset DIR --query-id ID [flags]\n\n"+
+			"Runs one recall without recording access and shows each lane's candidates side by side,\n"+
+			"the fused order with rerank scores and merit, what was packed or omitted and why, the\n"+
+			"statement's shape and the timings.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	var e *recall.Engine
+	user := recall.User{ID: "aizk-eval", Read: scopes, Label: *label}
+	var question string
+	var relevant []string
+	switch {
+	case d.dir != "" && *queryID != "" && len(pos) == 0:
+		ds, c, eng, err := m.openDataset(ctx, d)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		e = eng
+		text, ok := ds.Queries[*queryID]
+		if !ok {
+			return fmt.Errorf("no query %q in %s", *queryID, d.dir)
+		}
+		question = text
+		q := ds.Judged()
+		for _, x := range q {
+			if x.ID == *queryID {
+				u, err := d.queryUser(x)
+				if err != nil {
+					return err
+				}
+				user = u
+			}
+		}
+		for id, g := range ds.Qrels[*queryID] {
+			if g > 0 {
+				relevant = append(relevant, id)
+			}
+		}
+	case d.dir == "" && *queryID == "" && len(pos) == 1:
+		c, err := m.Connect(ctx, true)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if e, err = recall.New(ctx, recall.Config{Pool: c.Runtime}); err != nil {
+			return err
+		}
+		question = pos[0]
+		if len(user.Read) == 0 {
+			user.Read = []string{"default"}
+		}
+	default:
+		fs.Usage()
+		return fmt.Errorf("%w: want a quoted question, or --dataset and --query-id", cli.ErrUsage)
+	}
+	tr, err := e.Trace(ctx, user, question, *budget, nil)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(traceJSON(tr))
+	}
+	renderTrace(m.Stdout, tr, *top)
+	explain := func(id string) {
+		for i := range tr.Candidates {
+			if tr.Candidates[i].ExternalID == id {
+				fmt.Fprint(m.Stdout, tr.Why(&tr.Candidates[i]))
+				return
+			}
+		}
+		fmt.Fprintf(m.Stdout, "%s: not among the statement's %d candidates (no lane found it within its depth)\n", id, len(tr.Candidates))
+	}
+	if *why != "" {
+		fmt.Fprintln(m.Stdout, "\nwhy:")
+		explain(*why)
+	}
+	if len(relevant) > 0 {
+		// The first relevant document in merit order (or any, when none was found).
+		best, bestRank := relevant[0], 1<<30
+		for _, c := range tr.Candidates {
+			for _, r := range relevant {
+				if c.ExternalID == r && c.MeritRank > 0 && c.MeritRank < bestRank {
+					best, bestRank = r, c.MeritRank
+				}
+			}
+		}
+		fmt.Fprintf(m.Stdout, "\nrelevant (qrels): %s\nwhy the first relevant document ranked where it did:\n", strings.Join(relevant, ", "))
+		explain(best)
+	}
+	return nil
+}
+
+// renderTrace writes each lane's top candidates side by side, the fused order, and the
+// rest of the trace.
+func renderTrace(w io.Writer, tr *recall.Trace, top int) {
+	p := tr.Pack
+	fmt.Fprintf(w, "question: %q\n", p.Query)
+	if tr.SearchText != p.Query {
+		fmt.Fprintf(w, "search text: %q\n", tr.SearchText)
+	}
+	fmt.Fprintf(w, "statement: plan %s, dimension %d, fuzzy entities %v, %d candidates (K %d)\n\n",
+		tr.Shape.Plan, tr.Shape.Dim, tr.Shape.Fuzzy, len(tr.Candidates), tr.K)
+	lanes := tr.Shape.Plan.Lanes()
+	const colW = 26
+	for _, l := range lanes {
+		fmt.Fprintf(w, "%-*s", colW, fmt.Sprintf("%s (%d)", l, len(tr.Lanes[l])))
+	}
+	fmt.Fprintln(w)
+	for i := range top {
+		found := false
+		var row strings.Builder
+		for _, l := range lanes {
+			cell := ""
+			if i < len(tr.Lanes[l]) {
+				c := tr.Candidates[tr.Lanes[l][i]]
+				cell = fmt.Sprintf("%2d %-12s %7.3f", i+1, clip(c.ExternalID, 12), c.Lanes[l].Score)
+				found = true
+			}
+			fmt.Fprintf(&row, "%-*s", colW, cell)
+		}
+		if !found {
+			break
+		}
+		fmt.Fprintln(w, strings.TrimRight(row.String(), " "))
+	}
+	fmt.Fprintf(w, "\nfused order (top %d): rank, id, fused score, lane ranks, rerank score, merit rank, decision\n", top)
+	for i, c := range tr.Candidates {
+		if i >= top {
+			break
+		}
+		var ranks []string
+		for _, l := range lanes {
+			if r := c.Lanes[l].Rank; r > 0 {
+				ranks = append(ranks, fmt.Sprintf("%s#%d", l, r))
+			}
+		}
+		rr := "-"
+		if c.RerankScore != nil {
+			rr = fmt.Sprintf("%.3f", *c.RerankScore)
+		}
+		fmt.Fprintf(w, "%3d %-14s %.5f  %-40s %6s  merit %-3d %s\n", c.FusedRank, clip(c.ExternalID, 14), c.Score, strings.Join(ranks, " "), rr, c.MeritRank, c.Decision)
+	}
+	fmt.Fprintf(w, "\npacked %d items, %d of %d tokens; omitted %d (%d tokens over budget)", len(p.Items), p.Used, p.Budget, len(p.Omitted), p.OmittedTokens)
+	if p.Empty != "" {
+		fmt.Fprintf(w, "; empty: %s", p.Empty)
+	}
+	fmt.Fprintln(w)
+	for _, x := range p.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", x)
+	}
+	t := p.Timings
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+	fmt.Fprintf(w, "timings ms: embed %s, entities %s, statement %s, rerank %s, pack %s, total %s\n",
+		ms(t.Embed), ms(t.Entities), ms(t.Statement), ms(t.Rerank), ms(t.Pack), ms(t.Total))
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// traceJSON is the trace as JSON: lanes by name, candidates with their fate.
+func traceJSON(tr *recall.Trace) any {
+	type cand struct {
+		ID          string                       `json:"id"`
+		FusedRank   int                          `json:"fused_rank"`
+		MeritRank   int                          `json:"merit_rank"`
+		Score       float64                      `json:"score"`
+		RRF         float64                      `json:"rrf"`
+		Lanes       map[string]statement.LaneHit `json:"lanes"`
+		RerankScore *float32                     `json:"rerank_score,omitempty"`
+		Direct      bool                         `json:"direct,omitempty"`
+		Tokens      int                          `json:"tokens"`
+		Decision    recall.Decision              `json:"decision"`
+	}
+	lanes := map[string][]string{}
+	for _, l := range tr.Shape.Plan.Lanes() {
+		ids := []string{}
+		for _, i := range tr.Lanes[l] {
+			ids = append(ids, tr.Candidates[i].ExternalID)
+		}
+		lanes[l.String()] = ids
+	}
+	cands := make([]cand, len(tr.Candidates))
+	for i, c := range tr.Candidates {
+		hits := map[string]statement.LaneHit{}
+		for l := range statement.Lane(statement.NumLanes) {
+			if c.Lanes[l].Rank > 0 {
+				hits[l.String()] = c.Lanes[l]
+			}
+		}
+		cands[i] = cand{c.ExternalID, c.FusedRank, c.MeritRank, c.Score, c.RRF, hits, c.RerankScore, c.Direct, c.Tokens, c.Decision}
+	}
+	return map[string]any{
+		"question": tr.Pack.Query, "search_text": tr.SearchText, "plan": tr.Shape.Plan.String(), "dim": tr.Shape.Dim,
+		"k": tr.K, "lanes": lanes, "candidates": cands, "pack": tr.Pack,
+	}
+}
