@@ -73,6 +73,15 @@ demo: ## Build recall and run its demo on the embedded database (installs Postgr
 	@$(GO) build -o $(BIN)/recall ./cmd/recall
 	@$(BIN)/recall demo
 
+SCIFACT ?= ../shared/data/scifact
+
+.PHONY: eval-scifact
+eval-scifact: ## The plan study on BEIR SciFact (SCIFACT=dir), written to eval/results/.
+	@url=$$(scripts/db.sh start); \
+	$(GO) build -o $(BIN)/aizk-eval ./cmd/aizk-eval && \
+	RECALL_DATABASE_URL="$$url" $(BIN)/aizk-eval plans --dataset $(SCIFACT) \
+		--json eval/results/scifact.json --report eval/results/scifact.md
+
 .PHONY: lint
 lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml).
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }
