@@ -33,6 +33,10 @@ type Batch struct {
 	Relations []Relation
 	// NoExtract turns off entity extraction from memory texts for this batch.
 	NoExtract bool
+	// ExactEntityLinks links extracted names to existing entities by exact name or alias
+	// only, skipping the trigram match (which costs milliseconds per new multi-word name: a
+	// bulk load of entity-dense text may prefer to skip it).
+	ExactEntityLinks bool
 	// DeferVectorIndex leaves the vector index of the embedder's dimension uncreated when it
 	// does not exist yet: a bulk load then calls EnsureVectorIndex once at the end, which
 	// builds it far faster than inserting row by row. Until then the vector lane scans.
@@ -105,6 +109,10 @@ type WriteError struct {
 func (e *WriteError) Error() string {
 	return fmt.Sprintf("recall: write: %s.%s: %s", e.Item, e.Field, e.Problem)
 }
+
+// CoMentionWindow is how many of the entities named after one in a memory it is related to
+// (co_mentioned): neighbours in order of appearance.
+const CoMentionWindow = 3
 
 // Limits of the write path, the same as the schema's checks.
 const (
@@ -269,7 +277,8 @@ type idRow struct {
 // engine's embedder when they carry no embedding), entities, mentions and relations.
 // Unless b.NoExtract, entity names found in memory texts (and speakers) are linked to
 // existing entities (same name or alias, else a close trigram match) or created, and
-// entities mentioned by the same memory are related ("co_mentioned"). A memory written
+// entities named near each other in the same memory are related ("co_mentioned", each with
+// the next CoMentionWindow in order of appearance). A memory written
 // again gets its links replaced. Lexical data, BM25 statistics and vector indexes follow.
 func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, error) {
 	var res WriteResult
@@ -568,7 +577,7 @@ func (w *writer) write(e *Engine, b Batch, vecs [][]float32) error {
 		}
 	}
 	if len(names) > 0 {
-		byName, err := w.resolve(names, create, speakers(b.Memories))
+		byName, err := w.resolve(names, create, speakers(b.Memories), !b.ExactEntityLinks)
 		if err != nil {
 			return err
 		}
@@ -597,14 +606,27 @@ func (w *writer) write(e *Engine, b Batch, vecs [][]float32) error {
 	}
 	var mentionRows, relationRows []map[string]any
 	for i, m := range b.Memories {
-		ents := slices.Clone(mentioned[i])
-		slices.Sort(ents)
-		ents = slices.Compact(ents)
+		// Entities in order of appearance, each once.
+		var ents []int64
+		seen := map[int64]bool{}
+		for _, id := range mentioned[i] {
+			if !seen[id] {
+				seen[id] = true
+				ents = append(ents, id)
+			}
+		}
 		mid := memIDs[m.ID]
+		pairs := map[[2]int64]bool{}
 		for j, a := range ents {
 			mentionRows = append(mentionRows, map[string]any{"m": mid, "e": a})
-			for _, c := range ents[j+1:] {
-				relationRows = append(relationRows, map[string]any{"src": a, "dst": c, "predicate": "co_mentioned", "weight": 1.0, "memory": mid})
+			// Co-mentions within a window of the next CoMentionWindow entities: a memory naming
+			// thirty entities relates neighbours, not all 435 pairs.
+			for _, c := range ents[j+1 : min(len(ents), j+1+CoMentionWindow)] {
+				pair := [2]int64{min(a, c), max(a, c)}
+				if !pairs[pair] {
+					pairs[pair] = true
+					relationRows = append(relationRows, map[string]any{"src": pair[0], "dst": pair[1], "predicate": "co_mentioned", "weight": 1.0, "memory": mid})
+				}
 			}
 		}
 	}
@@ -661,7 +683,7 @@ func speakers(ms []Memory) map[string]bool {
 // resolve maps lowered names to entity ids: existing entities by name, alias or a close
 // trigram match, else, for names in create, new extracted entities ("auto:" + the lowered
 // name). Other names without a match are left out.
-func (w *writer) resolve(names map[string]string, create, persons map[string]bool) (map[string]int64, error) {
+func (w *writer) resolve(names map[string]string, create, persons map[string]bool, fuzzy bool) (map[string]int64, error) {
 	keys := make([]string, 0, len(names))
 	for k := range names {
 		keys = append(keys, k)
@@ -674,6 +696,27 @@ func (w *writer) resolve(names map[string]string, create, persons map[string]boo
 	found, err := pgx.CollectRows(rows, pgx.RowToStructByPos[idRow])
 	if err != nil {
 		return nil, err
+	}
+	exact := map[string]bool{}
+	for _, r := range found {
+		exact[r.ExternalID] = true
+	}
+	var loose []string
+	for _, k := range keys {
+		if !exact[k] && strings.Contains(k, " ") {
+			loose = append(loose, k)
+		}
+	}
+	if len(loose) > 0 && fuzzy {
+		rows, err := w.tx.Query(w.ctx, writeSQL("resolve_fuzzy"), pgx.NamedArgs{"names": loose, "scopes": w.scopes})
+		if err != nil {
+			return nil, err
+		}
+		more, err := pgx.CollectRows(rows, pgx.RowToStructByPos[idRow])
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, more...)
 	}
 	out := map[string]int64{}
 	for _, r := range found {

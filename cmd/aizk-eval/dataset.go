@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,13 +27,43 @@ type datasetFlags struct {
 	timeField    string
 	noExtract    bool
 	bm25Postings int
+	weights      string
+	rrfK         float64
+}
+
+// settings are the statement settings of the evaluation: the defaults, with the flags'
+// changes.
+func (d datasetFlags) settings() (statement.Settings, error) {
+	s := statement.DefaultSettings()
+	s.BM25Postings = d.bm25Postings
+	if d.rrfK > 0 {
+		s.RRFK = d.rrfK
+	}
+	if d.weights != "" {
+		for _, kv := range strings.Split(d.weights, ",") {
+			name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			if !ok {
+				return s, fmt.Errorf("--weights %q: want lane=weight pairs, comma-separated", d.weights)
+			}
+			l, err := statement.ParseLane(name)
+			if err != nil {
+				return s, err
+			}
+			w, err := strconv.ParseFloat(val, 64)
+			if err != nil || w < 0 {
+				return s, fmt.Errorf("--weights: %s=%q: want a weight >= 0", name, val)
+			}
+			s.Weights[l] = w
+		}
+	}
+	return s, nil
 }
 
 // defaultScope holds every document when no scope field is named.
 const defaultScope = "eval"
 
 // loadVersion changes when the same corpus and flags would be ingested differently.
-const loadVersion = "1"
+const loadVersion = "3"
 
 // dbName is the database of a dataset: a hash of the corpus and of every flag that changes
 // what is stored, so a changed corpus or mapping gets a fresh database and an unchanged one
@@ -75,8 +106,11 @@ func (m *Main) openDataset(ctx context.Context, d datasetFlags) (*eval.Dataset, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s := statement.DefaultSettings()
-	s.BM25Postings = d.bm25Postings
+	s, err := d.settings()
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
 	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true, Settings: &s})
 	if err != nil {
 		c.Close()
@@ -120,7 +154,8 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 		docs := byScope[sc]
 		user := recall.User{ID: "aizk-eval", Read: []string{sc}, Write: []string{sc}}
 		for lo := 0; lo < len(docs); lo += 500 {
-			b := recall.Batch{NoExtract: d.noExtract, DeferVectorIndex: true}
+			// A corpus is entity-dense text loaded in bulk: exact entity links only.
+			b := recall.Batch{NoExtract: d.noExtract, DeferVectorIndex: true, ExactEntityLinks: true}
 			for _, doc := range docs[lo:min(len(docs), lo+500)] {
 				mem := recall.Memory{ID: doc.ID, Text: doc.Text, Metadata: doc.Metadata}
 				if strings.TrimSpace(mem.Text) == "" {
@@ -220,6 +255,7 @@ func (m *Main) datasetFlags(fs interface {
 	StringVar(*string, string, string, string)
 	BoolVar(*bool, string, bool, string)
 	IntVar(*int, string, int, string)
+	Float64Var(*float64, string, float64, string)
 }, d *datasetFlags) {
 	fs.StringVar(&d.dir, "dataset", "", "BEIR-format directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
 	fs.StringVar(&d.split, "split", "test", "qrels split to run")
@@ -228,4 +264,6 @@ func (m *Main) datasetFlags(fs interface {
 	fs.StringVar(&d.timeField, "time-field", "", "metadata field holding each document's occurred time")
 	fs.BoolVar(&d.noExtract, "no-extract", false, "do not extract entity names from the corpus")
 	fs.IntVar(&d.bm25Postings, "bm25-postings", statement.DefaultSettings().BM25Postings, "postings read per query term (0: all)")
+	fs.StringVar(&d.weights, "weights", "", "lane weights of the fusion, e.g. vector=0.5,bm25=1 (default: the engine's)")
+	fs.Float64Var(&d.rrfK, "rrf-k", 0, "RRF constant k (0: the engine's)")
 }
