@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -64,21 +63,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 32
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 30 * time.Second
-	}
-	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = 4
-	}
-	c := &httpx.Client{Service: "rerank", MaxRetries: cfg.MaxRetries, HTTP: cfg.Client}
-	if c.HTTP == nil {
-		c.HTTP = &http.Client{Timeout: cfg.Timeout}
-	}
-	if cfg.APIKeyEnv != "" {
-		c.Key = os.Getenv(cfg.APIKeyEnv)
-		if c.Key == "" {
-			return nil, fmt.Errorf("rerank: http: the API key variable %s is empty", cfg.APIKeyEnv)
-		}
+	c, err := httpx.New("rerank", httpx.Options{APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, Client: cfg.Client})
+	if err != nil {
+		return nil, err
 	}
 	return &HTTP{cfg: cfg, client: c}, nil
 }

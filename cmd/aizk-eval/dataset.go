@@ -172,7 +172,7 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 				}
 				if d.timeField != "" {
 					if v, ok := doc.Metadata[d.timeField].(string); ok {
-						t, err := parseTime(v)
+						t, err := cli.ParseTime(v)
 						if err != nil {
 							return fmt.Errorf("corpus document %s: %s: %w", doc.ID, d.timeField, err)
 						}
@@ -203,17 +203,6 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 	}
 	fmt.Fprintf(m.Stderr, "ingested %d documents in %v\n", len(ds.Corpus), time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", time.DateOnly}
-
-func parseTime(s string) (time.Time, error) {
-	for _, l := range timeLayouts {
-		if t, err := time.Parse(l, strings.TrimSpace(s)); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 or YYYY-MM-DD[ HH:MM[:SS]]", s)
 }
 
 // queryUser is who asks query q: a reader of its scope, labelled with its speaker.

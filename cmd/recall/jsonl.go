@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/cli"
 )
 
 // The JSONL formats recall ingests, one record per line:
@@ -71,24 +71,12 @@ type nativeLine struct {
 // timeValue reads RFC 3339 times, "2006-01-02 15:04[:05]" and plain dates (UTC).
 type timeValue struct{ time.Time }
 
-var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", time.DateOnly}
-
-func parseTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	for _, l := range timeLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 or YYYY-MM-DD[ HH:MM[:SS]]", s)
-}
-
 func (t *timeValue) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("time: want a string")
 	}
-	v, err := parseTime(s)
+	v, err := cli.ParseTime(s)
 	t.Time = v
 	return err
 }
@@ -207,7 +195,7 @@ func parseLine(b []byte, format, file string, line int) ([]record, error) {
 		}
 		for _, s := range []string{t.Timestamp, t.Time, t.Date} {
 			if s != "" {
-				at, err := parseTime(s)
+				at, err := cli.ParseTime(s)
 				if err != nil {
 					return bad("%v", err)
 				}

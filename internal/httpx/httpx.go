@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 )
@@ -37,6 +38,35 @@ type Client struct {
 	Key        string // bearer token ("" for none)
 	MaxRetries int    // retries after the first try (<0: none)
 	HTTP       *http.Client
+}
+
+// Options are the settings every HTTP provider shares; zero values take the defaults.
+type Options struct {
+	APIKeyEnv  string        // environment variable holding the bearer token ("" for none)
+	Timeout    time.Duration // per request (0: 30s)
+	MaxRetries int           // retries on 429, 5xx and network errors (0: 4; <0: none)
+	Client     *http.Client  // nil: a client with Timeout
+}
+
+// New returns the client of service for o, reading the API key from the environment now.
+func New(service string, o Options) (*Client, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 4
+	}
+	c := &Client{Service: service, MaxRetries: o.MaxRetries, HTTP: o.Client}
+	if c.HTTP == nil {
+		c.HTTP = &http.Client{Timeout: o.Timeout}
+	}
+	if o.APIKeyEnv != "" {
+		c.Key = os.Getenv(o.APIKeyEnv)
+		if c.Key == "" {
+			return nil, fmt.Errorf("%s: http: the API key variable %s is empty", service, o.APIKeyEnv)
+		}
+	}
+	return c, nil
 }
 
 // PostJSON sends in as JSON to url and decodes the 200 answer into out. A non-200 answer is an
