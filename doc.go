@@ -21,9 +21,14 @@
 //	migrations/  the schema, row-level security and indexes, as goose migrations
 //	statement/   the recall statement: lanes, fusion, the cache per shape, execution
 //	sql/         the SQL text the statement is composed from, and the cluster roles
-//	embed/       embedders: built-in hashing, OpenAI-compatible HTTP
-//	rerank/      rerankers (TEI/Cohere HTTP, none), merit order, MMR
+//	embed/       embedders: built-in hashing, OpenAI-compatible HTTP, ONNX (embed/onnx)
+//	rerank/      rerankers (TEI/Cohere HTTP, none, ONNX in rerank/onnx), merit order, MMR
 //	budget/      token counting and the budget walk
 //	access/      access recording
-//	eval/        retrieval metrics and the BEIR loader
+//	extract/     entity names in text, without a language model
+//	eval/        retrieval metrics, the BEIR loader, the plan study and its report
+//	cmd/         the recall and aizk-eval commands
+//
+// Engine.Write and Engine.Delete are the write path: transactional batches of sources,
+// memories, entities and relations, with entity extraction and linking.
 package recall
