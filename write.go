@@ -311,7 +311,11 @@ func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, er
 		}
 		return WriteResult{}, fmt.Errorf("recall: write: %w", err)
 	}
-	e.storedDims(ctx, true) //nolint:errcheck // refresh the dimension check's cache; a failure only delays it
+	if len(b.Memories) > 0 && !b.DeferVectorIndex {
+		// The batch may have created the dimension's index: refresh the dimension check's
+		// cache (a failure only delays the refresh).
+		e.storedDims(ctx, true) //nolint:errcheck // see above
+	}
 	return res, nil
 }
 

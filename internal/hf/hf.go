@@ -15,6 +15,15 @@ import (
 	"github.com/gomlx/go-huggingface/tokenizers/hftokenizer"
 )
 
+// Backend names what runs a model.
+type Backend string
+
+// Backends.
+const (
+	BackendGo  Backend = "go"  // hugot's pure-Go backend
+	BackendORT Backend = "ort" // ONNX Runtime: build with -tags ort, library from ONNXRUNTIME_LIB
+)
+
 // ModelError is a model directory recall cannot use: which directory, which file (when one
 // is at fault), and why.
 type ModelError struct {

@@ -26,12 +26,12 @@ import (
 )
 
 // Backend names what runs the model.
-type Backend string
+type Backend = hf.Backend
 
 // Backends.
 const (
-	BackendGo  Backend = "go"  // hugot's pure-Go backend
-	BackendORT Backend = "ort" // ONNX Runtime: build with -tags ort, library from ONNXRUNTIME_LIB
+	BackendGo  = hf.BackendGo  // hugot's pure-Go backend
+	BackendORT = hf.BackendORT // ONNX Runtime: build with -tags ort, library from ONNXRUNTIME_LIB
 )
 
 // ModelError is a model directory the cross-encoder cannot use.
