@@ -71,11 +71,10 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 	sum := sha256.Sum256(append([]byte(demoLoadVersion), demoCorpus...))
 	marker := "demo-corpus-" + hex.EncodeToString(sum[:6])
 	var loaded bool
-	if err := c.Runtime.QueryRow(ctx, `SELECT recall_loaded FROM (SELECT set_config('recall.read_scopes', '{demo}', false)) s,
-		LATERAL (SELECT EXISTS (SELECT 1 FROM recall.sources WHERE scopes = '{demo}' AND external_id = $1) AS recall_loaded) x`, marker).Scan(&loaded); err != nil {
-		return err
-	}
-	if _, err := c.Runtime.Exec(ctx, `RESET recall.read_scopes`); err != nil {
+	// The owner reads the marker: a session-level scope on a pooled runtime connection would
+	// outlive this check on that connection.
+	if err := c.Owner.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM recall.sources WHERE scopes = '{demo}' AND external_id = $1)`,
+		marker).Scan(&loaded); err != nil {
 		return err
 	}
 	if loaded {
