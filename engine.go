@@ -134,6 +134,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Settings != nil {
 		s = *cfg.Settings
 	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("recall: Config.Settings: %w", err)
+	}
 	e.settings.Store(&s)
 	return e, nil
 }
@@ -142,8 +145,15 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 func (e *Engine) Settings() statement.Settings { return *e.settings.Load() }
 
 // SetSettings replaces the statement settings; the next recall uses them. Every setting is a
-// bind parameter, so no cached statement is invalidated.
-func (e *Engine) SetSettings(s statement.Settings) { e.settings.Store(&s) }
+// bind parameter, so no cached statement is invalidated. A setting out of range is a
+// *statement.SettingError and leaves the settings in use unchanged.
+func (e *Engine) SetSettings(s statement.Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	e.settings.Store(&s)
+	return nil
+}
 
 // Embedder returns the embedder in use.
 func (e *Engine) Embedder() embed.Embedder { return e.cfg.Embedder }

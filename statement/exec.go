@@ -35,11 +35,13 @@ type Settings struct {
 
 	MentionK         int     // mention lane depth
 	MentionEntitiesK int     // entities matched by the fuzzy branch
-	MentionFloor     float64 // trigram word similarity floor for entity names
+	MentionFloor     float64 // trigram similarity floor for entity names, in (0, 1]
 
-	TitleK        int     // title lane depth
-	TitleSourcesK int     // sources matched by title
-	TitleFloor    float64 // trigram word similarity floor for titles
+	TitleK          int     // title lane depth
+	TitleSourcesK   int     // sources matched by title
+	TitleFloor      float64 // trigram similarity floor for titles, in (0, 1]
+	TitleExactWords int     // longest query n-gram (in words) matched against title keys
+	TitleFuzzyWords int     // longest query n-gram (in words) matched by trigram similarity
 
 	GraphK          int     // graph lane depth
 	GraphDamping    float64 // PageRank damping
@@ -81,6 +83,8 @@ func DefaultSettings() Settings {
 		TitleK:            20,
 		TitleSourcesK:     8,
 		TitleFloor:        0.6,
+		TitleExactWords:   16,
+		TitleFuzzyWords:   4,
 		GraphK:            50,
 		GraphDamping:      0.85,
 		GraphIterations:   20,
@@ -177,6 +181,9 @@ var (
 
 // Args returns the statement's binds for q and s, exactly the names st uses.
 func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	if st.Shape.Dim > 0 && len(q.Vector) != st.Shape.Dim {
 		return nil, fmt.Errorf("%w: %d, statement %d", ErrDimension, len(q.Vector), st.Shape.Dim)
 	}
@@ -197,6 +204,7 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		"bm25_k": s.BM25K, "bm25_k1": s.BM25K1, "bm25_b": s.BM25B, "bm25_postings": nullIfZero(s.BM25Postings),
 		"mention_k": s.MentionK, "mention_entities_k": s.MentionEntitiesK, "mention_floor": s.MentionFloor,
 		"title_k": s.TitleK, "title_sources_k": s.TitleSourcesK, "title_floor": s.TitleFloor,
+		"title_exact_words": s.TitleExactWords, "title_fuzzy_words": s.TitleFuzzyWords,
 		"graph_k": s.GraphK, "graph_damping": s.GraphDamping, "graph_iterations": s.GraphIterations,
 		"graph_hops": s.GraphHops, "graph_frontier": s.GraphFrontier, "graph_degree": s.GraphDegree, "graph_seed_hits": s.GraphSeedHits,
 		"graph_entities": s.GraphEntities, "graph_mentions": nullIfZero(s.GraphMentions),
@@ -272,7 +280,7 @@ func (s Settings) Session() []scope.Setting {
 		// Every tunable is a bind, so one generic plan per connection serves every call:
 		// planning the maximal statement anew costs more than most of its lanes.
 		{Name: "plan_cache_mode", Value: "force_generic_plan"},
-		{Name: "pg_trgm.word_similarity_threshold", Value: strconv.FormatFloat(min(s.MentionFloor, s.TitleFloor), 'f', -1, 64)},
+		{Name: "pg_trgm.similarity_threshold", Value: strconv.FormatFloat(min(s.MentionFloor, s.TitleFloor), 'f', -1, 64)},
 	}
 	if s.Timeout > 0 {
 		out = append(out, scope.Setting{Name: "statement_timeout", Value: strconv.FormatInt(s.Timeout.Milliseconds(), 10)})

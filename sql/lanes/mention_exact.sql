@@ -1,7 +1,8 @@
 -- mention (exact): entities whose lowered name or alias is one of the query's mentions
--- (qentities: the word n-grams of the raw query, lowered).
+-- (qentities: the word n-grams of the raw query, lowered), found by recall.probe_entities
+-- (an index probe; see migration 00008) and joined back under row security.
 mention_entities AS MATERIALIZED (
-  SELECT e.id, 1.0::float8 AS sim
-  FROM recall.entities e
-  WHERE e.keys && @qentities::text[]
+  SELECT e.id, p.sim
+  FROM recall.probe_entities(@qentities::text[], false, 1.0) p
+  JOIN recall.entities e ON e.id = p.id
 )

@@ -1,12 +1,13 @@
--- title: sources whose title appears in the raw query, by trigram word similarity; a title
--- contained verbatim in the query marks its memories as direct sources.
+-- title: sources the raw query names, found by recall.probe_titles (see migration 00008 for
+-- the rule: a title whose key is a word n-gram of the query's, of up to title_exact_words
+-- words, is a direct source with similarity 1; a title with trigram similarity >= title_floor
+-- with an n-gram of up to title_fuzzy_words words is named approximately), joined back under
+-- row security. The best title_sources_k sources give their memories, best first.
 title_sources AS MATERIALIZED (
-  SELECT s.id, word_similarity(lower(s.title), @qlower::text)::float8 AS sim,
-         length(s.title) >= 3 AND strpos(@qlower::text, lower(s.title)) > 0 AS direct
-  FROM recall.sources s
-  WHERE lower(s.title) <% @qlower::text
-    AND word_similarity(lower(s.title), @qlower::text) >= @title_floor::float8
-  ORDER BY sim DESC, s.id
+  SELECT s.id, p.sim, p.direct
+  FROM recall.probe_titles(@qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8) p
+  JOIN recall.sources s ON s.id = p.id
+  ORDER BY p.sim DESC, s.id
   LIMIT @title_sources_k::int
 ),
 title_lane AS (

@@ -62,16 +62,10 @@ bm25_lane AS (
   LIMIT @bm25_k::int
 ),
 mention_entities AS MATERIALIZED (
-  SELECT id, max(sim) AS sim FROM (
-    SELECT e.id, 1.0::float8 AS sim FROM recall.entities e WHERE e.keys && @qentities::text[]
-    UNION ALL
-    SELECT e.id, word_similarity(lower(e.name), @qlower::text)::float8
-    FROM recall.entities e
-    WHERE lower(e.name) <% @qlower::text
-      AND word_similarity(lower(e.name), @qlower::text) >= @mention_floor::float8
-  ) x
-  GROUP BY id
-  ORDER BY max(sim) DESC, id
+  SELECT e.id, p.sim
+  FROM recall.probe_entities(@qentities::text[], true, @mention_floor::float8) p
+  JOIN recall.entities e ON e.id = p.id
+  ORDER BY p.sim DESC, e.id
   LIMIT @mention_entities_k::int
 ),
 mention_lane AS (
@@ -89,12 +83,10 @@ mention_lane AS (
   LIMIT @mention_k::int
 ),
 title_sources AS MATERIALIZED (
-  SELECT s.id, word_similarity(lower(s.title), @qlower::text)::float8 AS sim,
-         length(s.title) >= 3 AND strpos(@qlower::text, lower(s.title)) > 0 AS direct
-  FROM recall.sources s
-  WHERE lower(s.title) <% @qlower::text
-    AND word_similarity(lower(s.title), @qlower::text) >= @title_floor::float8
-  ORDER BY sim DESC, s.id
+  SELECT s.id, p.sim, p.direct
+  FROM recall.probe_titles(@qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8) p
+  JOIN recall.sources s ON s.id = p.id
+  ORDER BY p.sim DESC, s.id
   LIMIT @title_sources_k::int
 ),
 title_lane AS (

@@ -1,0 +1,109 @@
+-- Index probes for the mention and title lanes, which row security kept from their indexes.
+--
+-- Under row security a caller's own conditions may only be checked before the policy's when
+-- they are leakproof, so only leakproof operators become index conditions. pg_trgm's % and
+-- <%, && on arrays and lower() are not leakproof: every entity-name and title match scanned
+-- the whole visible table and scored each row. Measured on SciFact (18,658 entities, 5,184
+-- sources): 225 ms for the fuzzy entity branch and 136 ms for titles, per query.
+--
+-- The probes below run as the owner (SECURITY DEFINER), so their conditions are index
+-- conditions, and apply the read rule of the policies themselves (scopes && read_scopes(), the
+-- caller's SET LOCAL scopes): they return only rows the caller can see. The lanes still join
+-- what they return to the tables under row security.
+--
+-- Matching, in words: a query names an entity when one of its mentions (word n-grams of up
+-- to four words) is the entity's lowered name or alias, or, fuzzily, has pg_trgm similarity
+-- >= floor with its lowered name: one trigram-index probe per mention instead of
+-- word_similarity against every name. A query names a source when a word n-gram of its title
+-- key (recall.title_key: lowered, runs of other characters than letters and digits made one
+-- space) of up to exact_words words is the title's key (a direct source, similarity 1), or,
+-- fuzzily, when an n-gram of up to fuzzy_words words has similarity >= floor with the lowered
+-- title. Titles are long, so a short n-gram's trigrams are in many of them: similarity >= t
+-- implies each side has at least t times the other's distinct trigrams, which bounds the
+-- title's trigram count (sources_title_trgm_count_idx) and spares rechecking long titles.
+-- The fuzzy probes use the trigram index at pg_trgm.similarity_threshold, which the engine
+-- sets with SET LOCAL to at most the floor; the floor itself is checked here.
+
+-- +goose Up
+CREATE FUNCTION recall.title_key(title text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN btrim(regexp_replace(lower(title), '[^[:alnum:]]+', ' ', 'g'));
+
+CREATE INDEX sources_title_key_idx ON recall.sources (recall.title_key(title));
+CREATE INDEX sources_title_trgm_count_idx ON recall.sources ((cardinality(show_trgm(lower(title)))));
+
+-- +goose StatementBegin
+CREATE FUNCTION recall.probe_entities(mentions text[], fuzzy boolean, floor float8)
+RETURNS TABLE (id bigint, sim float8)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp ROWS 16
+BEGIN ATOMIC
+  SELECT x.id, max(x.sim)
+  FROM (
+    SELECT e.id, 1.0::float8 AS sim
+    FROM recall.entities e
+    WHERE e.keys && mentions AND e.scopes && recall.read_scopes()
+    UNION ALL
+    SELECT p.id, p.sim
+    FROM unnest(mentions) AS g(mention)
+    CROSS JOIN LATERAL (
+      SELECT e.id, similarity(lower(e.name), g.mention)::float8 AS sim
+      FROM recall.entities e
+      WHERE fuzzy AND lower(e.name) % g.mention AND e.scopes && recall.read_scopes()
+      OFFSET 0
+    ) p
+    WHERE p.sim >= floor
+  ) x
+  GROUP BY x.id;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION recall.probe_titles(query text, exact_words int, fuzzy_words int, floor float8)
+RETURNS TABLE (id bigint, sim float8, direct boolean)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp ROWS 8
+BEGIN ATOMIC
+  WITH grams AS MATERIALIZED (
+    SELECT DISTINCT array_to_string(w.a[i:i + n - 1], ' ') AS g, n
+    FROM (SELECT string_to_array(recall.title_key(query), ' ') AS a) w
+    CROSS JOIN generate_series(1, cardinality(w.a)) AS i
+    CROSS JOIN generate_series(1, exact_words) AS n
+    WHERE i + n - 1 <= cardinality(w.a)
+  )
+  SELECT x.id, max(x.sim), bool_or(x.direct)
+  FROM (
+    SELECT p.id, 1.0::float8 AS sim, true AS direct
+    FROM grams g
+    CROSS JOIN LATERAL (
+      SELECT s.id FROM recall.sources s
+      WHERE recall.title_key(s.title) = g.g AND s.scopes && recall.read_scopes()
+      OFFSET 0
+    ) p
+    WHERE length(g.g) >= 3
+    UNION ALL
+    SELECT p.id, p.sim, false
+    FROM grams g
+    CROSS JOIN LATERAL (
+      SELECT s.id, similarity(lower(s.title), g.g)::float8 AS sim
+      FROM recall.sources s
+      WHERE lower(s.title) % g.g
+        AND cardinality(show_trgm(lower(s.title)))
+            BETWEEN ceil(floor * cardinality(show_trgm(g.g)))::int
+                AND floor(cardinality(show_trgm(g.g)) / floor)::int
+        AND s.scopes && recall.read_scopes()
+      OFFSET 0
+    ) p
+    WHERE g.n <= fuzzy_words AND p.sim >= floor
+  ) x
+  GROUP BY x.id;
+END;
+-- +goose StatementEnd
+
+GRANT EXECUTE ON FUNCTION recall.probe_entities(text[], boolean, float8) TO recall_runtime;
+GRANT EXECUTE ON FUNCTION recall.probe_titles(text, int, int, float8) TO recall_runtime;
+
+-- +goose Down
+DROP FUNCTION recall.probe_titles(text, int, int, float8);
+DROP FUNCTION recall.probe_entities(text[], boolean, float8);
+DROP INDEX recall.sources_title_trgm_count_idx;
+DROP INDEX recall.sources_title_key_idx;
+DROP FUNCTION recall.title_key(text);

@@ -1,0 +1,258 @@
+package statement_test
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/statement"
+)
+
+// trigrams is pg_trgm's trigram set of s, for ASCII text: lowered words (runs of letters and
+// digits), each padded with two spaces before and one after, cut into every three
+// consecutive characters.
+func trigrams(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		p := "  " + w + " "
+		for i := 0; i+3 <= len(p); i++ {
+			out[p[i:i+3]] = true
+		}
+	}
+	return out
+}
+
+// similarity is pg_trgm's similarity: shared trigrams over the union of both sets.
+func similarity(a, b string) float64 {
+	ta, tb := trigrams(a), trigrams(b)
+	shared := 0
+	for g := range ta {
+		if tb[g] {
+			shared++
+		}
+	}
+	union := len(ta) + len(tb) - shared
+	if union == 0 {
+		return 0
+	}
+	return float64(shared) / float64(union)
+}
+
+// titleKey is recall.title_key: lowered words joined by one space.
+func titleKey(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
+}
+
+type namedRow struct {
+	name, alias, scope string // entity name (and alias) or source title, in scope
+}
+
+// TestMentionAndTitleLanesMatchTrigramReference: the mention lane (exact keys and the fuzzy
+// branch) and the title lane (exact title keys and fuzzy titles) return exactly the memories
+// and scores the rules give when computed in Go from pg_trgm's definitions, over the visible
+// rows only: near-miss names in a scope the caller cannot see change nothing.
+func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	ents := []namedRow{
+		{"Alice Martin", "", "acme"}, {"Alicia Martin", "", "acme"}, {"Martin", "", "acme"},
+		{"Bob Stone", "Bobby", "acme"}, {"Stone", "", "acme"}, {"Carol Diaz-Lopez", "", "acme"},
+		{"Acme Corporation", "ACME", "acme"}, {"Acme Corp", "", "acme"}, {"Zed", "", "acme"},
+		{"Bob Ston", "", "other"}, {"Alicia Martinez", "", "other"}, {"Acme Corporations", "", "other"},
+	}
+	titles := []namedRow{
+		{"Notes on Apple River", "", "acme"}, {"Notes on apple rivers", "", "acme"}, {"Apple", "", "acme"},
+		{"Q3 planning: pricing & packaging", "", "acme"}, {"Pricing", "", "acme"}, {"ab", "", "acme"},
+		{"The annual report of the river commission on apple orchards in the northern valley", "", "acme"},
+		{"Q3 planning - pricing and packaging", "", "other"}, {"Notes on apple river", "", "other"},
+	}
+	tx := testdb.BeginAs(t, db.Runtime, []string{"acme", "other"}, []string{"acme", "other"})
+	entityID := map[string]int64{}
+	for i, e := range ents {
+		var id int64
+		aliases := []string{}
+		if e.alias != "" {
+			aliases = append(aliases, e.alias)
+		}
+		if err := tx.QueryRow(ctx, `INSERT INTO recall.entities (external_id, scopes, name, aliases, kind) VALUES ($1, $2, $3, $4, 'thing') RETURNING id`,
+			"e"+string(rune('a'+i)), []string{e.scope}, e.name, aliases).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		entityID[e.name] = id
+	}
+	// One memory per entity (mentioning it) and one per title (with it as its source).
+	memOfEntity, memOfTitle := map[string]int64{}, map[string]int64{}
+	insertMemory := func(scope, text string, source *int64) int64 {
+		var id int64
+		if err := tx.QueryRow(ctx, `INSERT INTO recall.memories (external_id, scopes, source_id, kind, text) VALUES ($1, $2, $3, 'world', $4) RETURNING id`,
+			text, []string{scope}, source, text).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	for _, e := range ents {
+		m := insertMemory(e.scope, "about "+e.name, nil)
+		if _, err := tx.Exec(ctx, `INSERT INTO recall.mentions (memory_id, entity_id, scopes) VALUES ($1, $2, $3)`, m, entityID[e.name], []string{e.scope}); err != nil {
+			t.Fatal(err)
+		}
+		memOfEntity[e.name] = m
+	}
+	for i, s := range titles {
+		var src int64
+		if err := tx.QueryRow(ctx, `INSERT INTO recall.sources (external_id, scopes, title) VALUES ($1, $2, $3) RETURNING id`,
+			"s"+string(rune('a'+i)), []string{s.scope}, s.name).Scan(&src); err != nil {
+			t.Fatal(err)
+		}
+		memOfTitle[s.name] = insertMemory(s.scope, "from "+s.name, &src)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	s := statement.DefaultSettings()
+	s.MentionK, s.MentionEntitiesK, s.TitleK, s.TitleSourcesK = 100, 100, 100, 100
+	queries := []string{
+		"What did Alicia Martinez tell Bob Ston about the acme corporation?",
+		"notes on apple river: what changed for Bobby?",
+		"In Q3 planning, pricing & packaging, what did we decide about pricing?",
+		"AB testing of the annual report of the river commission on apple orchards in the northern valley",
+		"nothing here matches",
+	}
+	for _, raw := range queries {
+		q := statement.Query{Raw: raw, Text: raw}
+
+		// Mention reference: an entity's similarity is 1 when its lowered name or alias is one
+		// of the query's mentions, else its best similarity with one of them when at least the floor.
+		mentions := statement.Mentions(raw)
+		want := map[int64]float64{}
+		for _, e := range ents {
+			if e.scope != "acme" {
+				continue
+			}
+			sim := 0.0
+			for _, m := range mentions {
+				if m == strings.ToLower(e.name) || (e.alias != "" && m == strings.ToLower(e.alias)) {
+					sim = 1
+				} else if v := similarity(strings.ToLower(e.name), m); v >= s.MentionFloor-1e-6 {
+					sim = math.Max(sim, v)
+				}
+			}
+			if sim > 0 {
+				want[memOfEntity[e.name]] = sim
+			}
+		}
+		got := run(t, db, []string{"acme"}, statement.Only(statement.Mention), q, s)
+		checkLane(t, raw, "mention", got, statement.Mention, want, nil)
+
+		// Title reference: direct when the title's key is a word n-gram of the query's key (of
+		// at most TitleExactWords words, at least 3 characters); else its best similarity with
+		// an n-gram of at most TitleFuzzyWords words when at least the floor.
+		words := strings.Fields(titleKey(raw))
+		want, direct := map[int64]float64{}, map[int64]bool{}
+		for _, tt := range titles {
+			if tt.scope != "acme" {
+				continue
+			}
+			sim, isDirect := 0.0, false
+			for i := range words {
+				for n := 1; n <= s.TitleExactWords && i+n <= len(words); n++ {
+					g := strings.Join(words[i:i+n], " ")
+					if g == titleKey(tt.name) && len(g) >= 3 {
+						sim, isDirect = 1, true
+					} else if n <= s.TitleFuzzyWords {
+						if v := similarity(strings.ToLower(tt.name), g); v >= s.TitleFloor-1e-6 {
+							sim = math.Max(sim, v)
+						}
+					}
+				}
+			}
+			if sim > 0 {
+				want[memOfTitle[tt.name]] = sim
+				direct[memOfTitle[tt.name]] = isDirect
+			}
+		}
+		got = run(t, db, []string{"acme"}, statement.Only(statement.Title), q, s)
+		checkLane(t, raw, "title", got, statement.Title, want, direct)
+	}
+
+	// The probes run as the owner: called directly, they still return only visible rows,
+	// although the "other" scope holds better matches for these queries.
+	tx = testdb.BeginAs(t, db.Runtime, []string{"acme"}, nil)
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if _, err := tx.Exec(ctx, `SET LOCAL pg_trgm.similarity_threshold = 0.3`); err != nil {
+		t.Fatal(err)
+	}
+	for _, probe := range []string{
+		`SELECT p.id, e.id IS NOT NULL FROM recall.probe_entities(ARRAY['bob ston', 'alicia martinez', 'acme corporations'], true, 0.3) p LEFT JOIN recall.entities e ON e.id = p.id`,
+		`SELECT p.id, s.id IS NOT NULL FROM recall.probe_titles('q3 planning pricing and packaging notes on apple river', 16, 6, 0.3) p LEFT JOIN recall.sources s ON s.id = p.id`,
+	} {
+		rows, err := tx.Query(ctx, probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			var visible bool
+			if err := rows.Scan(&id, &visible); err != nil {
+				t.Fatal(err)
+			}
+			if !visible {
+				t.Errorf("%s: returned row %d, which the caller cannot see", probe, id)
+			}
+			n++
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+		if n == 0 {
+			t.Errorf("%s: returned nothing; the check above checks nothing", probe)
+		}
+	}
+}
+
+// checkLane compares a lane's candidates with the expected scores (and direct flags, when
+// given): the same memories, scores within float4 precision, ranked by score then id.
+func checkLane(t *testing.T, query, lane string, got []statement.Candidate, l statement.Lane, want map[int64]float64, direct map[int64]bool) {
+	t.Helper()
+	if len(got) != len(want) {
+		var ids []int64
+		for _, c := range got {
+			ids = append(ids, c.ID)
+		}
+		t.Fatalf("%q: %s lane returned %d memories %v, want %d %v", query, lane, len(got), ids, len(want), want)
+	}
+	order := make([]int64, 0, len(want))
+	for id := range want {
+		order = append(order, id)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if want[order[i]] != want[order[j]] {
+			return want[order[i]] > want[order[j]]
+		}
+		return order[i] < order[j]
+	})
+	byRank := slices.Clone(got)
+	sort.Slice(byRank, func(i, j int) bool { return byRank[i].Lanes[l].Rank < byRank[j].Lanes[l].Rank })
+	for i, c := range byRank {
+		w, ok := want[c.ID]
+		if !ok {
+			t.Fatalf("%q: %s lane returned memory %d, which the rule does not match", query, lane, c.ID)
+		}
+		if math.Abs(c.Lanes[l].Score-w) > 1e-6 {
+			t.Errorf("%q: %s lane memory %d score %v, want %v", query, lane, c.ID, c.Lanes[l].Score, w)
+		}
+		if math.Abs(want[order[i]]-w) > 1e-6 {
+			t.Errorf("%q: %s lane rank %d is memory %d (score %v), want score %v", query, lane, i+1, c.ID, w, want[order[i]])
+		}
+		if direct != nil && c.Direct != direct[c.ID] {
+			t.Errorf("%q: %s lane memory %d direct %v, want %v", query, lane, c.ID, c.Direct, direct[c.ID])
+		}
+	}
+}
