@@ -31,7 +31,21 @@ though because yes no not all any each every some many most more few both either
 one two three four five six seven eight nine ten first second third last next new old is
 was are were be been being have has had do does did will would shall should can could may
 might must let please thanks thank hello hi dear ok okay today yesterday tomorrow tonight
-mr mrs ms dr st`)
+mr mrs ms dr st furthermore moreover interestingly therefore thus hence taken notably
+importantly additionally finally overall despite whereas consequently nevertheless
+nonetheless similarly likewise indeed conversely specifically collectively together
+accordingly altogether recently currently previously herein using based compared following
+according including such our`)
+
+// headings are the section headings of structured abstracts and reports ("BACKGROUND",
+// "MAIN OUTCOME MEASURES"). Written in capitals they end the sentence before them and are
+// not names; the word after one starts a sentence.
+var headings = set(`abstract aim aims background conclusion conclusions context data design
+discussion evidence extraction findings importance interpretation intervention interventions
+introduction limitations main materials measurement measurements measures method methods
+methodology objective objectives outcome outcomes participants patients purpose rationale
+registration relevance results review selection setting settings significance sources study
+summary synthesis trial`)
 
 func set(words string) map[string]bool {
 	m := map[string]bool{}
@@ -59,6 +73,11 @@ func words(text string) []word {
 		lead := strings.IndexFunc(f, func(r rune) bool { return !notWord(r) })
 		if lead != 0 {
 			out = append(out, word{}) // "(Bob", "\"Bob", a lone mark: a boundary before
+		}
+		if headings[strings.ToLower(w)] && w == strings.ToUpper(w) {
+			out = append(out, word{}) // a heading: a boundary, and the next word starts a sentence
+			start = true
+			continue
 		}
 		if w != "" {
 			r, _ := utf8.DecodeRuneInString(w)

@@ -25,6 +25,9 @@ func TestNames(t *testing.T) {
 		{"Alice left. Lisbon was quiet; then Alice came back.", []string{"Alice"}},
 		{"I met Bob (Bob Stone) yesterday.", []string{"Bob", "Bob Stone"}},
 		{"A", nil},
+		{"BACKGROUND Aspirin lowers risk in HIV patients. METHODS Furthermore, the DNA in Rhesus Macaques was read. MAIN OUTCOME MEASURES Mortality at Johns Hopkins.",
+			[]string{"HIV", "DNA", "Rhesus Macaques", "Johns Hopkins"}},
+		{"The Results Desk of the Background Institute", []string{"Results Desk", "Background Institute"}},
 	} {
 		if got := extract.Names(tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)

@@ -36,6 +36,7 @@ type Settings struct {
 	MentionK         int     // mention lane depth
 	MentionEntitiesK int     // entities matched by the fuzzy branch
 	MentionFloor     float64 // trigram similarity floor for entity names, in (0, 1]
+	MentionPostings  int     // newest memories read per named entity (0: all)
 
 	TitleK          int     // title lane depth
 	TitleSourcesK   int     // sources matched by title
@@ -68,8 +69,8 @@ type Settings struct {
 // DefaultSettings returns the defaults, tuned on SciFact's train split where a lane applies.
 func DefaultSettings() Settings {
 	return Settings{
-		RRFK:              60,
-		Weights:           [NumLanes]float64{1, 1, 1, 0.5, 0.5, 0.5},
+		RRFK:              20,
+		Weights:           [NumLanes]float64{0.3, 1, 0.2, 0.1, 0.5, 0.3},
 		VectorK:           100,
 		VectorMaxDistance: 1.0,
 		EfSearch:          100,
@@ -80,6 +81,7 @@ func DefaultSettings() Settings {
 		MentionK:          50,
 		MentionEntitiesK:  16,
 		MentionFloor:      0.7,
+		MentionPostings:   1000,
 		TitleK:            20,
 		TitleSourcesK:     8,
 		TitleFloor:        0.6,
@@ -203,7 +205,8 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		"vector_k":          s.VectorK, "vector_max_distance": s.VectorMaxDistance,
 		"bm25_k": s.BM25K, "bm25_k1": s.BM25K1, "bm25_b": s.BM25B, "bm25_postings": nullIfZero(s.BM25Postings),
 		"mention_k": s.MentionK, "mention_entities_k": s.MentionEntitiesK, "mention_floor": s.MentionFloor,
-		"title_k": s.TitleK, "title_sources_k": s.TitleSourcesK, "title_floor": s.TitleFloor,
+		"mention_postings": nullIfZero(s.MentionPostings),
+		"title_k":          s.TitleK, "title_sources_k": s.TitleSourcesK, "title_floor": s.TitleFloor,
 		"title_exact_words": s.TitleExactWords, "title_fuzzy_words": s.TitleFuzzyWords,
 		"graph_k": s.GraphK, "graph_damping": s.GraphDamping, "graph_iterations": s.GraphIterations,
 		"graph_hops": s.GraphHops, "graph_frontier": s.GraphFrontier, "graph_degree": s.GraphDegree, "graph_seed_hits": s.GraphSeedHits,
@@ -218,6 +221,7 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		// read them all so the lanes are full.
 		all["bm25_postings"] = nil
 		all["graph_mentions"] = nil
+		all["mention_postings"] = nil
 	}
 	if st.Shape.Dim > 0 {
 		all["qvec"] = pgvector.NewVector(q.Vector)

@@ -53,7 +53,7 @@ type namedRow struct {
 }
 
 // TestMentionAndTitleLanesMatchTrigramReference: the mention lane (exact keys and the fuzzy
-// branch) and the title lane (exact title keys and fuzzy titles) return exactly the memories
+// branch, each entity weighted by its rarity) and the title lane (exact title keys and fuzzy titles) return exactly the memories
 // and scores the rules give when computed in Go from pg_trgm's definitions, over the visible
 // rows only: near-miss names in a scope the caller cannot see change nothing.
 func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
@@ -96,13 +96,28 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 		}
 		return id
 	}
-	for _, e := range ents {
-		m := insertMemory(e.scope, "about "+e.name, nil)
-		if _, err := tx.Exec(ctx, `INSERT INTO recall.mentions (memory_id, entity_id, scopes) VALUES ($1, $2, $3)`, m, entityID[e.name], []string{e.scope}); err != nil {
-			t.Fatal(err)
+	// mentionsOf: what each acme memory mentions. Bob Stone and Stone are also mentioned
+	// together by two more acme memories and by one the caller cannot see, so entities differ
+	// in rarity and a memory can score for two.
+	mentionsOf := map[int64][]string{}
+	mention := func(scope, text string, names ...string) int64 {
+		m := insertMemory(scope, text, nil)
+		for _, n := range names {
+			if _, err := tx.Exec(ctx, `INSERT INTO recall.mentions (memory_id, entity_id, scopes) VALUES ($1, $2, $3)`, m, entityID[n], []string{scope}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		memOfEntity[e.name] = m
+		if scope == "acme" {
+			mentionsOf[m] = names
+		}
+		return m
 	}
+	for _, e := range ents {
+		memOfEntity[e.name] = mention(e.scope, "about "+e.name, e.name)
+	}
+	mention("acme", "Bob Stone and Stone, once", "Bob Stone", "Stone")
+	mention("acme", "Bob Stone and Stone, twice", "Bob Stone", "Stone")
+	mention("other", "Bob Stone and Stone, unseen", "Bob Stone", "Stone")
 	for i, s := range titles {
 		var src int64
 		if err := tx.QueryRow(ctx, `INSERT INTO recall.sources (external_id, scopes, title) VALUES ($1, $2, $3) RETURNING id`,
@@ -115,6 +130,13 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The caller's visible memories: the acme ones that mention entities, and one per acme title.
+	visible := float64(len(mentionsOf))
+	for _, r := range titles {
+		if r.scope == "acme" {
+			visible++
+		}
+	}
 	s := statement.DefaultSettings()
 	s.MentionK, s.MentionEntitiesK, s.TitleK, s.TitleSourcesK = 100, 100, 100, 100
 	queries := []string{
@@ -122,6 +144,7 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 		"notes on apple river: what changed for Bobby?",
 		"In Q3 planning, pricing & packaging, what did we decide about pricing?",
 		"AB testing of the annual report of the river commission on apple orchards in the northern valley",
+		"Did Bob Stone carve the stone?",
 		"nothing here matches",
 	}
 	for _, raw := range queries {
@@ -130,7 +153,7 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 		// Mention reference: an entity's similarity is 1 when its lowered name or alias is one
 		// of the query's mentions, else its best similarity with one of them when at least the floor.
 		mentions := statement.Mentions(raw)
-		want := map[int64]float64{}
+		entitySim := map[string]float64{}
 		for _, e := range ents {
 			if e.scope != "acme" {
 				continue
@@ -144,7 +167,23 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 				}
 			}
 			if sim > 0 {
-				want[memOfEntity[e.name]] = sim
+				entitySim[e.name] = sim
+			}
+		}
+		// A memory scores the sum over the named entities it mentions of sim * idf, idf from
+		// the visible memories that mention the entity.
+		df := map[string]float64{}
+		for _, names := range mentionsOf {
+			for _, n := range names {
+				df[n]++
+			}
+		}
+		want := map[int64]float64{}
+		for m, names := range mentionsOf {
+			for _, n := range names {
+				if sim, ok := entitySim[n]; ok {
+					want[m] += sim * math.Log(1+(visible-df[n]+0.5)/(df[n]+0.5))
+				}
 			}
 		}
 		got := run(t, db, []string{"acme"}, statement.Only(statement.Mention), q, s)

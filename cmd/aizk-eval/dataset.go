@@ -63,7 +63,7 @@ func (d datasetFlags) settings() (statement.Settings, error) {
 const defaultScope = "eval"
 
 // loadVersion changes when the same corpus and flags would be ingested differently.
-const loadVersion = "3"
+const loadVersion = "4"
 
 // dbName is the database of a dataset: a hash of the corpus and of every flag that changes
 // what is stored, so a changed corpus or mapping gets a fresh database and an unchanged one

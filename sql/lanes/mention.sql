@@ -1,10 +1,28 @@
--- mention: memories that mention the entities the query names, by best name similarity.
+-- mention: memories that mention the entities the query names. An entity counts for how
+-- well the query names it and how rare it is among the caller's memories:
+--   w = sim * ln(1 + (N - df + 0.5) / (df + 0.5))
+-- with N the caller's visible memories (recall.bm25_corpus, read under row security) and df
+-- the visible memories that mention it, so a name every memory carries ("Patients") weighs
+-- little. A memory scores the sum of w over the named entities it mentions (in entity
+-- order, so the sum does not depend on the plan); each entity gives at most
+-- mention_postings of its newest memories (NULL: all, which the executor uses with filters).
+mention_weights AS MATERIALIZED (
+  SELECT me.id, me.sim * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
+  FROM mention_entities me
+  CROSS JOIN (SELECT coalesce(sum(docs), 0)::float8 AS n FROM recall.bm25_corpus) c
+  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id) d
+),
 mention_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT mn.memory_id AS id, max(me.sim) AS score
-    FROM mention_entities me
-    JOIN recall.mentions mn ON mn.entity_id = me.id
+    SELECT mn.memory_id AS id, sum(mw.w ORDER BY mw.id) AS score
+    FROM mention_weights mw
+    CROSS JOIN LATERAL (
+      SELECT mn.memory_id FROM recall.mentions mn
+      WHERE mn.entity_id = mw.id
+      ORDER BY mn.memory_id DESC
+      LIMIT @mention_postings::int
+    ) mn
     JOIN recall.memories m ON m.id = mn.memory_id
     WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)

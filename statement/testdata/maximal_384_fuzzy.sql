@@ -68,12 +68,23 @@ mention_entities AS MATERIALIZED (
   ORDER BY p.sim DESC, e.id
   LIMIT @mention_entities_k::int
 ),
+mention_weights AS MATERIALIZED (
+  SELECT me.id, me.sim * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
+  FROM mention_entities me
+  CROSS JOIN (SELECT coalesce(sum(docs), 0)::float8 AS n FROM recall.bm25_corpus) c
+  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id) d
+),
 mention_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT mn.memory_id AS id, max(me.sim) AS score
-    FROM mention_entities me
-    JOIN recall.mentions mn ON mn.entity_id = me.id
+    SELECT mn.memory_id AS id, sum(mw.w ORDER BY mw.id) AS score
+    FROM mention_weights mw
+    CROSS JOIN LATERAL (
+      SELECT mn.memory_id FROM recall.mentions mn
+      WHERE mn.entity_id = mw.id
+      ORDER BY mn.memory_id DESC
+      LIMIT @mention_postings::int
+    ) mn
     JOIN recall.memories m ON m.id = mn.memory_id
     WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
