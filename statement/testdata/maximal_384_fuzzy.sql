@@ -144,7 +144,7 @@ graph_nodes AS MATERIALIZED (
   ) x
 ),
 graph_index AS MATERIALIZED (
-  SELECT jsonb_object_agg(id::text, ord) AS ord_of, array_agg(id ORDER BY ord) AS ids
+  SELECT array_agg(id ORDER BY ord) AS ids
   FROM graph_nodes
 ),
 graph_edges AS MATERIALIZED (
@@ -156,10 +156,10 @@ graph_edges AS MATERIALIZED (
       FROM graph_index gi
       CROSS JOIN LATERAL (
         SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
-        WHERE r.src_id = ANY (gi.ids) AND gi.ord_of ? r.dst_id::text
+        WHERE r.src_id = ANY (gi.ids) AND r.dst_id = ANY (gi.ids)
       ) r
-      CROSS JOIN LATERAL (VALUES ((gi.ord_of ->> r.src_id::text)::int, (gi.ord_of ->> r.dst_id::text)::int, r.weight),
-                                 ((gi.ord_of ->> r.dst_id::text)::int, (gi.ord_of ->> r.src_id::text)::int, r.weight)) u(src, dst, w)
+      CROSS JOIN LATERAL (SELECT array_position(gi.ids, r.src_id) AS s, array_position(gi.ids, r.dst_id) AS d) o
+      CROSS JOIN LATERAL (VALUES (o.s, o.d, r.weight), (o.d, o.s, r.weight)) u(src, dst, w)
       GROUP BY u.src, u.dst
     ) y
   ) x
@@ -206,13 +206,13 @@ graph_candidates AS MATERIALIZED (
   ) mn
 ),
 graph_scored AS MATERIALIZED (
-  SELECT c.id, mn.entity_id, g.mass[(gi.ord_of ->> mn.entity_id::text)::int] AS mass
+  SELECT c.id, mn.entity_id, g.mass[array_position(gi.ids, mn.entity_id)] AS mass
   FROM graph_candidates c
   JOIN recall.memories m ON m.id = c.id
   JOIN recall.mentions mn ON mn.memory_id = c.id
   CROSS JOIN graph_index gi
   CROSS JOIN graph_mass g
-  WHERE gi.ord_of ? mn.entity_id::text
+  WHERE mn.entity_id = ANY (gi.ids)
     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
           @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
 ),
