@@ -20,7 +20,8 @@ type timed struct {
 // temporalReference is the temporal lane's documented rule in Go: candidates are the k
 // visible memories starting nearest the window's middle on each side (start >= middle, before
 // t_end + slack; start < middle, ending at or after t_start - slack), ranked by the gap to the
-// window, then the distance of the start to the middle, then id; the first k.
+// window, then the distance of the start to the middle, then id; the first k. Equal starts
+// are taken in id order away from the middle (ascending after it, descending before it).
 func temporalReference(ms []timed, visible func([]string) bool, t0, t1 time.Time, slack time.Duration, k int) []int64 {
 	mid := t0.Add(t1.Sub(t0) / 2)
 	var after, before []timed
@@ -45,7 +46,7 @@ func temporalReference(ms []timed, visible func([]string) bool, t0, t1 time.Time
 		if !before[i].start.Equal(before[j].start) {
 			return before[i].start.After(before[j].start)
 		}
-		return before[i].id < before[j].id
+		return before[i].id > before[j].id
 	})
 	var cands []timed
 	cands = append(cands, after[:min(k, len(after))]...)
@@ -79,8 +80,12 @@ func TestTemporalMatchesReference(t *testing.T) {
 	db := testdb.New(t)
 	fixture{scopes: []string{"acme"}, n: 150, seed: 21, dim: dim, base: base}.load(t, db.Runtime)
 	fixture{scopes: []string{"other"}, n: 150, seed: 22, dim: dim, base: base}.load(t, db.Runtime)
-	// A third of the memories last 1 to 100 hours.
+	// A third of the memories last 1 to 100 hours; one in seventeen lasts 100 to 300 days, so
+	// it reaches windows it started long before (past the slack).
 	if _, err := db.Owner.Exec(ctx, `UPDATE recall.memories SET occurred_end = occurred_start + make_interval(hours => (1 + id % 100)::int) WHERE id % 3 = 0`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Owner.Exec(ctx, `UPDATE recall.memories SET occurred_end = occurred_start + make_interval(days => (100 + id % 200)::int) WHERE id % 17 = 0`); err != nil {
 		t.Fatal(err)
 	}
 	var ms []timed
@@ -116,6 +121,8 @@ func TestTemporalMatchesReference(t *testing.T) {
 		{base.Add(150 * 24 * time.Hour), 24 * time.Hour, 5, 60 * 24 * time.Hour},
 		{base.Add(250 * 24 * time.Hour), 12 * time.Hour, 8, 90 * 24 * time.Hour},
 		{base.Add(-2 * 24 * time.Hour), 2 * 24 * time.Hour, 5, 10 * 24 * time.Hour},
+		{base.Add(200 * 24 * time.Hour), 24 * time.Hour, 60, 24 * time.Hour},
+		{base.Add(330 * 24 * time.Hour), 2 * 24 * time.Hour, 40, 12 * time.Hour},
 	} {
 		s := statement.DefaultSettings()
 		s.TemporalK, s.TemporalSlack, s.K = tc.k, tc.slack.Seconds(), 500

@@ -224,28 +224,81 @@ graph_lane AS (
   ORDER BY x.score DESC, x.id
   LIMIT @graph_k::int
 ),
-temporal_candidates AS MATERIALIZED (
-  SELECT x.id, x.occurred_start, x.occurred_end FROM (
-    SELECT m.id, m.occurred_start, m.occurred_end
+temporal_fwd (id, occurred_start, occurred_end, ok, hits) AS (
+  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
+  FROM (
+    SELECT m.id, m.occurred_start, m.occurred_end,
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
       AND m.occurred_start >= @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
-      AND m.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
-      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
     ORDER BY m.occurred_start, m.id
-    LIMIT @temporal_k::int
+    LIMIT 1
   ) x
+  WHERE x.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
   UNION ALL
-  SELECT y.id, y.occurred_start, y.occurred_end FROM (
-    SELECT m.id, m.occurred_start, m.occurred_end
+  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
+  FROM temporal_fwd w
+  CROSS JOIN LATERAL (
+    SELECT m.id, m.occurred_start, m.occurred_end,
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+    FROM recall.memories m
+    WHERE (m.occurred_start, m.id) > (w.occurred_start, w.id)
+    ORDER BY m.occurred_start, m.id
+    LIMIT 1
+  ) x
+  WHERE w.hits < @temporal_k::int
+    AND x.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
+),
+temporal_bwd (id, occurred_start, occurred_end, ok, hits) AS (
+  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
+  FROM (
+    SELECT m.id, m.occurred_start, m.occurred_end,
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
       AND m.occurred_start < @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
-      AND coalesce(m.occurred_end, m.occurred_start) >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
-      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
-    ORDER BY m.occurred_start DESC, m.id
+    ORDER BY m.occurred_start DESC, m.id DESC
+    LIMIT 1
+  ) x
+  WHERE x.occurred_start >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
+  UNION ALL
+  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
+  FROM temporal_bwd w
+  CROSS JOIN LATERAL (
+    SELECT m.id, m.occurred_start, m.occurred_end,
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+    FROM recall.memories m
+    WHERE (m.occurred_start, m.id) < (w.occurred_start, w.id)
+    ORDER BY m.occurred_start DESC, m.id DESC
+    LIMIT 1
+  ) x
+  WHERE w.hits < @temporal_k::int
+    AND x.occurred_start >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
+),
+temporal_long AS MATERIALIZED (
+  SELECT m.id, m.occurred_start, m.occurred_end
+  FROM recall.memories m
+  WHERE (SELECT count(*) FROM temporal_bwd WHERE ok) < @temporal_k::int
+    AND m.occurred_end >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
+    AND m.occurred_start < @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
+    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+  ORDER BY m.occurred_start DESC, m.id DESC
+  LIMIT @temporal_k::int
+),
+temporal_candidates AS MATERIALIZED (
+  SELECT f.id, f.occurred_start, f.occurred_end FROM temporal_fwd f WHERE f.ok
+  UNION ALL
+  SELECT y.id, y.occurred_start, y.occurred_end FROM (
+    SELECT b.id, b.occurred_start, b.occurred_end FROM temporal_bwd b WHERE b.ok
+    UNION ALL
+    SELECT l.id, l.occurred_start, l.occurred_end FROM temporal_long l
+    ORDER BY 2 DESC, 1 DESC
     LIMIT @temporal_k::int
   ) y
 ),

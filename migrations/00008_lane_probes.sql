@@ -1,4 +1,4 @@
--- Index probes for the mention and title lanes, which row security kept from their indexes.
+-- Index probes for the lanes row security kept from their indexes: mention, title, temporal.
 --
 -- Under row security a caller's own conditions may only be checked before the policy's when
 -- they are leakproof, so only leakproof operators become index conditions. pg_trgm's % and
@@ -24,7 +24,14 @@
 -- The fuzzy probes use the trigram index at pg_trgm.similarity_threshold, which the engine
 -- sets with SET LOCAL to at most the floor; the floor itself is checked here.
 
+-- The temporal lane walks memories in (occurred_start, id) order, one index probe per step;
+-- memories_occurred_idx becomes that two-column index. Memories with long intervals are found
+-- by where they end (memories_occurred_end_idx).
+
 -- +goose Up
+DROP INDEX recall.memories_occurred_idx;
+CREATE INDEX memories_occurred_idx ON recall.memories (occurred_start, id);
+CREATE INDEX memories_occurred_end_idx ON recall.memories (occurred_end) WHERE occurred_end IS NOT NULL;
 CREATE FUNCTION recall.title_key(title text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN btrim(regexp_replace(lower(title), '[^[:alnum:]]+', ' ', 'g'));
@@ -107,3 +114,6 @@ DROP FUNCTION recall.probe_entities(text[], boolean, float8);
 DROP INDEX recall.sources_title_trgm_count_idx;
 DROP INDEX recall.sources_title_key_idx;
 DROP FUNCTION recall.title_key(text);
+DROP INDEX recall.memories_occurred_end_idx;
+DROP INDEX recall.memories_occurred_idx;
+CREATE INDEX memories_occurred_idx ON recall.memories (occurred_start);
