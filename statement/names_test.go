@@ -70,6 +70,8 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 		{"Notes on Apple River", "", "acme"}, {"Notes on apple rivers", "", "acme"}, {"Apple", "", "acme"},
 		{"Q3 planning: pricing & packaging", "", "acme"}, {"Pricing", "", "acme"}, {"ab", "", "acme"},
 		{"The annual report of the river commission on apple orchards in the northern valley", "", "acme"},
+		{"Annual reports of the river commission on apple orchards in northern valleys", "", "acme"},
+		{"Minutes of the river commission", "", "acme"}, {"Minutes of the river commission meeting on apple orchards", "", "acme"},
 		{"Q3 planning - pricing and packaging", "", "other"}, {"Notes on apple river", "", "other"},
 	}
 	tx := testdb.BeginAs(t, db.Runtime, []string{"acme", "other"}, []string{"acme", "other"})
@@ -130,6 +132,53 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The defaults, then fuzzy matching of long n-grams at a low floor, which reaches the
+	// titles of every trigram-count range (the title index is split by it).
+	wide := statement.DefaultSettings()
+	wide.TitleFuzzyWords, wide.TitleFloor = 16, 0.3
+	for _, s := range []statement.Settings{statement.DefaultSettings(), wide} {
+		checkNames(t, db, s, ents, titles, mentionsOf, memOfEntity, memOfTitle)
+	}
+
+	// The probes run as the owner: called directly, they still return only visible rows,
+	// although the "other" scope holds better matches for these queries.
+	tx = testdb.BeginAs(t, db.Runtime, []string{"acme"}, nil)
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if _, err := tx.Exec(ctx, `SET LOCAL pg_trgm.similarity_threshold = 0.3`); err != nil {
+		t.Fatal(err)
+	}
+	for _, probe := range []string{
+		`SELECT p.id, e.id IS NOT NULL FROM recall.probe_entities(ARRAY['bob ston', 'alicia martinez', 'acme corporations'], true, 0.3) p LEFT JOIN recall.entities e ON e.id = p.id`,
+		`SELECT p.id, s.id IS NOT NULL FROM recall.probe_titles('q3 planning pricing and packaging notes on apple river', 16, 6, 0.3) p LEFT JOIN recall.sources s ON s.id = p.id`,
+	} {
+		rows, err := tx.Query(ctx, probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			var visible bool
+			if err := rows.Scan(&id, &visible); err != nil {
+				t.Fatal(err)
+			}
+			if !visible {
+				t.Errorf("%s: returned row %d, which the caller cannot see", probe, id)
+			}
+			n++
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+		if n == 0 {
+			t.Errorf("%s: returned nothing; the check above checks nothing", probe)
+		}
+	}
+}
+
+func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles []namedRow, mentionsOf map[int64][]string, memOfEntity, memOfTitle map[string]int64) {
+	t.Helper()
+	s.MentionK, s.MentionEntitiesK, s.TitleK, s.TitleSourcesK = 100, 100, 100, 100
 	// The caller's visible memories: the acme ones that mention entities, and one per acme title.
 	visible := float64(len(mentionsOf))
 	for _, r := range titles {
@@ -137,8 +186,6 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 			visible++
 		}
 	}
-	s := statement.DefaultSettings()
-	s.MentionK, s.MentionEntitiesK, s.TitleK, s.TitleSourcesK = 100, 100, 100, 100
 	queries := []string{
 		"What did Alicia Martinez tell Bob Ston about the acme corporation?",
 		"notes on apple river: what changed for Bobby?",
@@ -218,41 +265,6 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 		}
 		got = run(t, db, []string{"acme"}, statement.Only(statement.Title), q, s)
 		checkLane(t, raw, "title", got, statement.Title, want, direct)
-	}
-
-	// The probes run as the owner: called directly, they still return only visible rows,
-	// although the "other" scope holds better matches for these queries.
-	tx = testdb.BeginAs(t, db.Runtime, []string{"acme"}, nil)
-	defer tx.Rollback(ctx) //nolint:errcheck
-	if _, err := tx.Exec(ctx, `SET LOCAL pg_trgm.similarity_threshold = 0.3`); err != nil {
-		t.Fatal(err)
-	}
-	for _, probe := range []string{
-		`SELECT p.id, e.id IS NOT NULL FROM recall.probe_entities(ARRAY['bob ston', 'alicia martinez', 'acme corporations'], true, 0.3) p LEFT JOIN recall.entities e ON e.id = p.id`,
-		`SELECT p.id, s.id IS NOT NULL FROM recall.probe_titles('q3 planning pricing and packaging notes on apple river', 16, 6, 0.3) p LEFT JOIN recall.sources s ON s.id = p.id`,
-	} {
-		rows, err := tx.Query(ctx, probe)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for rows.Next() {
-			var id int64
-			var visible bool
-			if err := rows.Scan(&id, &visible); err != nil {
-				t.Fatal(err)
-			}
-			if !visible {
-				t.Errorf("%s: returned row %d, which the caller cannot see", probe, id)
-			}
-			n++
-		}
-		if rows.Err() != nil {
-			t.Fatal(rows.Err())
-		}
-		if n == 0 {
-			t.Errorf("%s: returned nothing; the check above checks nothing", probe)
-		}
 	}
 }
 
