@@ -591,3 +591,29 @@ func TestRecallWithONNXModels(t *testing.T) {
 		t.Fatalf("warnings %v", p.Warnings)
 	}
 }
+
+// TestBadSettings: a setting out of range is refused by New and by SetSettings with a
+// *statement.SettingError naming it, and SetSettings leaves the settings in use unchanged.
+func TestBadSettings(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bad := statement.DefaultSettings()
+	bad.TitleFloor = 0
+	var se *statement.SettingError
+	if _, err := recall.New(context.Background(), recall.Config{Pool: b.db.Runtime, Settings: &bad}); !errors.As(err, &se) || se.Field != "TitleFloor" {
+		t.Fatalf("New: %v, want a *statement.SettingError for TitleFloor", err)
+	}
+	e := b.engine(t, recall.Config{})
+	before := e.Settings()
+	if err := e.SetSettings(bad); !errors.As(err, &se) || se.Field != "TitleFloor" {
+		t.Fatalf("SetSettings: %v, want a *statement.SettingError for TitleFloor", err)
+	}
+	if e.Settings() != before {
+		t.Fatal("SetSettings changed the settings although it refused them")
+	}
+	good := statement.DefaultSettings()
+	good.RRFK = 7
+	if err := e.SetSettings(good); err != nil || e.Settings().RRFK != 7 {
+		t.Fatalf("SetSettings(valid): %v, RRFK %v", err, e.Settings().RRFK)
+	}
+}
