@@ -1,8 +1,9 @@
 -- bm25: Okapi BM25 over the source title and the text, with the caller's statistics.
 -- bm25_corpus and bm25_terms are kept per scope set and read under row security, so N, avgdl
 -- and df count exactly the rows the caller can see. Candidates are the best bm25_postings
--- postings per query term and visible scope set (impact order; NULL reads them all, which the
--- executor does when filters are set); each candidate is then scored exactly over every query
+-- postings per query term and visible scope set (impact order, found by the scope set's text
+-- key: = on text[] is not leakproof, so under row security it cannot be an index condition;
+-- NULL reads them all, which the executor does when filters are set); each candidate is then scored exactly over every query
 -- term (postings carry their memory's scopes, so they are visible exactly when it is; the
 -- memory itself is read only when filters are set, f_none false), summed in term order so
 -- the score does not depend on the plan: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)).
@@ -10,7 +11,7 @@ bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
 bm25_sets AS MATERIALIZED (
-  SELECT c.scopes, c.docs, c.total_len FROM recall.bm25_corpus c
+  SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
 ),
 bm25_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,
@@ -30,7 +31,7 @@ bm25_candidates AS MATERIALIZED (
   CROSS JOIN bm25_sets s
   CROSS JOIN LATERAL (
     SELECT p.memory_id FROM recall.bm25_postings p
-    WHERE p.scopes = s.scopes AND p.term = q.term
+    WHERE p.scope_key = s.scope_key AND p.term = q.term
     ORDER BY p.impact DESC
     LIMIT @bm25_postings::int
   ) p

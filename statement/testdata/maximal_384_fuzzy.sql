@@ -17,7 +17,7 @@ bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
 bm25_sets AS MATERIALIZED (
-  SELECT c.scopes, c.docs, c.total_len FROM recall.bm25_corpus c
+  SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
 ),
 bm25_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,
@@ -37,7 +37,7 @@ bm25_candidates AS MATERIALIZED (
   CROSS JOIN bm25_sets s
   CROSS JOIN LATERAL (
     SELECT p.memory_id FROM recall.bm25_postings p
-    WHERE p.scopes = s.scopes AND p.term = q.term
+    WHERE p.scope_key = s.scope_key AND p.term = q.term
     ORDER BY p.impact DESC
     LIMIT @bm25_postings::int
   ) p
