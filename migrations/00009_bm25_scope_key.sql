@@ -8,6 +8,10 @@
 -- terms are not even common). A scope set's key, its scopes joined by one space (a scope name
 -- has no space, and scope sets are sorted and distinct, so the key is unique), compares with
 -- = on text, which is leakproof.
+--
+-- Adding the stored column rewrites recall.bm25_postings under an exclusive lock: on the
+-- 100,000-memory benchmark corpus (4,754,103 postings) the rewrite took 25 s and the new index
+-- 8 s. Plan the upgrade of a large database for it.
 
 -- +goose Up
 CREATE FUNCTION recall.scope_key(scopes text[]) RETURNS text
