@@ -18,7 +18,7 @@ import (
 // consecutive characters.
 func trigrams(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range lowerWords(s) {
 		p := "  " + w + " "
 		for i := 0; i+3 <= len(p); i++ {
 			out[p[i:i+3]] = true
@@ -43,10 +43,13 @@ func similarity(a, b string) float64 {
 	return float64(shared) / float64(union)
 }
 
-// titleKey is recall.title_key: lowered words joined by one space.
-func titleKey(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
+// lowerWords are the runs of letters and digits of s, lowered.
+func lowerWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
+
+// titleKey is recall.title_key: lowered words joined by one space.
+func titleKey(s string) string { return strings.Join(lowerWords(s), " ") }
 
 type namedRow struct {
 	name, alias, scope string // entity name (and alias) or source title, in scope

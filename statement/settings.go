@@ -30,9 +30,18 @@ func (s Settings) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"MentionFloor", s.MentionFloor}, {"TitleFloor", s.TitleFloor}} {
-		if !(f.v > 0 && f.v <= 1) {
-			return bad(f.name, f.v, "a value in (0, 1]")
+		ok   bool
+		want string
+	}{
+		{"MentionFloor", s.MentionFloor, s.MentionFloor > 0 && s.MentionFloor <= 1, "a value in (0, 1]"},
+		{"TitleFloor", s.TitleFloor, s.TitleFloor > 0 && s.TitleFloor <= 1, "a value in (0, 1]"},
+		{"BM25K1", s.BM25K1, s.BM25K1 >= 0, "a value >= 0"},
+		{"BM25B", s.BM25B, s.BM25B >= 0 && s.BM25B <= 1, "a value in [0, 1]"},
+		{"TemporalScale", s.TemporalScale, s.TemporalScale > 0, "seconds > 0"},
+		{"TemporalSlack", s.TemporalSlack, s.TemporalSlack >= 0, "seconds >= 0"},
+	} {
+		if !f.ok { // also false for NaN
+			return bad(f.name, f.v, f.want)
 		}
 	}
 	if !(s.GraphDamping >= 0 && s.GraphDamping < 1) {
@@ -64,12 +73,6 @@ func (s Settings) Validate() error {
 		if f.v < 0 {
 			return bad(f.name, f.v, "at least 0")
 		}
-	}
-	if !(s.BM25K1 >= 0) || !(s.BM25B >= 0 && s.BM25B <= 1) {
-		return bad("BM25K1/BM25B", fmt.Sprintf("%v/%v", s.BM25K1, s.BM25B), "k1 >= 0 and b in [0, 1]")
-	}
-	if !(s.TemporalScale > 0) || !(s.TemporalSlack >= 0) {
-		return bad("TemporalScale/TemporalSlack", fmt.Sprintf("%v/%v", s.TemporalScale, s.TemporalSlack), "scale > 0 and slack >= 0")
 	}
 	if s.RecencyHalfLife <= 0 {
 		return bad("RecencyHalfLife", s.RecencyHalfLife, "a duration > 0")

@@ -3,8 +3,9 @@
 -- and df count exactly the rows the caller can see. Candidates are the best bm25_postings
 -- postings per query term and visible scope set (impact order, found by the scope set's text
 -- key: = on text[] is not leakproof, so under row security it cannot be an index condition;
--- NULL reads them all, which the executor does when filters are set); each candidate is then scored exactly over every query
--- term (postings carry their memory's scopes, so they are visible exactly when it is; the
+-- NULL reads them all, which the executor does when filters are set); each candidate is then
+-- scored exactly over every query term (postings carry their memory's scopes, so they are
+-- visible exactly when it is; the
 -- memory itself is read only when filters are set, f_none false), summed in term order so
 -- the score does not depend on the plan: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)).
 bm25_terms_q AS MATERIALIZED (
