@@ -27,6 +27,8 @@ type datasetFlags struct {
 	timeField    string
 	noExtract    bool
 	bm25Postings int
+	bm25K1       float64
+	bm25B        float64
 	weights      string
 	rrfK         float64
 }
@@ -36,6 +38,7 @@ type datasetFlags struct {
 func (d datasetFlags) settings() (statement.Settings, error) {
 	s := statement.DefaultSettings()
 	s.BM25Postings = d.bm25Postings
+	s.BM25K1, s.BM25B = d.bm25K1, d.bm25B
 	if d.rrfK > 0 {
 		s.RRFK = d.rrfK
 	}
@@ -253,6 +256,8 @@ func (m *Main) datasetFlags(fs interface {
 	fs.StringVar(&d.timeField, "time-field", "", "metadata field holding each document's occurred time")
 	fs.BoolVar(&d.noExtract, "no-extract", false, "do not extract entity names from the corpus")
 	fs.IntVar(&d.bm25Postings, "bm25-postings", statement.DefaultSettings().BM25Postings, "postings read per query term (0: all)")
+	fs.Float64Var(&d.bm25K1, "bm25-k1", statement.DefaultSettings().BM25K1, "BM25 term-frequency saturation k1")
+	fs.Float64Var(&d.bm25B, "bm25-b", statement.DefaultSettings().BM25B, "BM25 length normalisation b, in [0, 1]")
 	fs.StringVar(&d.weights, "weights", "", "lane weights of the fusion, e.g. vector=0.5,bm25=1 (default: the engine's)")
 	fs.Float64Var(&d.rrfK, "rrf-k", 0, "RRF constant k (0: the engine's)")
 }
