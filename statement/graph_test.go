@@ -118,8 +118,9 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := testdb.New(t)
-	const n = 14
+	const n = 16
 	// Entity i is in scope beta when i%5 == 4 (invisible to acme); a few edges are beta too.
+	// Entities 14 and 15 have no relations: seeded, 15 is a dangling node.
 	entScope := func(i int) string {
 		if i%5 == 4 {
 			return "{beta}"
@@ -184,6 +185,7 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 		{"tell me about nodea", []int{0}, 2, 20, 0.85},
 		{"nodea and nodeg", []int{0, 6}, 3, 50, 0.7},
 		{"what links nodec", []int{2}, 1, 5, 0.9},
+		{"nodea and nodep", []int{0, 15}, 2, 20, 0.85},
 	} {
 		s.GraphHops, s.GraphIterations, s.GraphDamping = tc.hops, tc.iters, tc.d
 		got := run(t, db, []string{"acme"}, statement.Only(statement.Graph),

@@ -13,6 +13,10 @@ func (e *SettingError) Error() string {
 	return fmt.Sprintf("statement: setting %s: %s", e.Field, e.Problem)
 }
 
+// MaxGraphFrontier is the largest GraphFrontier: the graph lane holds a row of the walk's
+// transition matrix in a pgvector vector, whose dimension is at most 16,000.
+const MaxGraphFrontier = 16000
+
 // Validate reports the first setting outside its range as a *SettingError. Run and Args call
 // it, so a bad setting fails before anything reaches the server.
 func (s Settings) Validate() error {
@@ -46,6 +50,9 @@ func (s Settings) Validate() error {
 	}
 	if !(s.GraphDamping >= 0 && s.GraphDamping < 1) {
 		return bad("GraphDamping", s.GraphDamping, "a value in [0, 1)")
+	}
+	if s.GraphFrontier > MaxGraphFrontier {
+		return bad("GraphFrontier", s.GraphFrontier, fmt.Sprintf("at most %d (pgvector's vector dimension limit: the walk is iterated as vectors)", MaxGraphFrontier))
 	}
 	if s.TitleExactWords < 1 || s.TitleExactWords > 64 {
 		return bad("TitleExactWords", s.TitleExactWords, "1 to 64")

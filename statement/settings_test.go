@@ -24,6 +24,7 @@ func TestSettingsValidate(t *testing.T) {
 		{"TitleExactWords", func(s *statement.Settings) { s.TitleExactWords = 0 }},
 		{"TitleFuzzyWords", func(s *statement.Settings) { s.TitleFuzzyWords = s.TitleExactWords + 1 }},
 		{"K", func(s *statement.Settings) { s.K = 0 }},
+		{"GraphFrontier", func(s *statement.Settings) { s.GraphFrontier = statement.MaxGraphFrontier + 1 }},
 		{"GraphIterations", func(s *statement.Settings) { s.GraphIterations = -1 }},
 		{"RecencyHalfLife", func(s *statement.Settings) { s.RecencyHalfLife = 0 }},
 		{"BM25B", func(s *statement.Settings) { s.BM25B = 1.5 }},

@@ -171,22 +171,38 @@ graph_p AS MATERIALIZED (
          n.ord <> ALL (ARRAY(SELECT DISTINCT e.src FROM graph_edges e)) AS dangling
   FROM graph_nodes n
 ),
+graph_w AS MATERIALIZED (
+  SELECT u.ord, max(u.p) AS p,
+         (coalesce('{' || string_agg(u.src || ':' || u.wn, ',' ORDER BY u.src) FILTER (WHERE u.src IS NOT NULL) || '}', '{}')
+           || '/' || max(gi.n))::sparsevec::vector AS w_in
+  FROM (
+    SELECT n.ord, n.p, NULL::int AS src, NULL::float8 AS wn FROM graph_p n
+    UNION ALL
+    SELECT e.dst, NULL, e.src, e.wn FROM graph_edges e
+  ) u
+  CROSS JOIN (SELECT cardinality(ids) AS n FROM graph_index) gi
+  GROUP BY u.ord
+),
+graph_dangling AS MATERIALIZED (
+  SELECT (coalesce('{' || string_agg(n.ord || ':1', ',' ORDER BY n.ord) FILTER (WHERE n.dangling) || '}', '{}')
+           || '/' || count(*))::sparsevec::vector AS d
+  FROM graph_p n
+  HAVING count(*) > 0
+),
 graph_ppr (i, r) AS (
-  SELECT 0, (SELECT array_agg(p ORDER BY ord) FROM graph_p)
+  SELECT 0, (SELECT array_agg(p ORDER BY ord) FROM graph_p)::vector
   UNION ALL
   SELECT g.i + 1, (
     SELECT array_agg((1 - @graph_damping::float8) * n.p
-                     + @graph_damping::float8 * (coalesce(x.mass, 0) + d.mass * n.p) ORDER BY n.ord)
-    FROM graph_p n
-    LEFT JOIN (SELECT e.dst, sum(g.r[e.src] * e.wn) AS mass FROM graph_edges e GROUP BY e.dst) x
-      ON x.dst = n.ord
-    CROSS JOIN (SELECT coalesce(sum(g.r[q.ord]), 0) AS mass FROM graph_p q WHERE q.dangling) d
+                     + @graph_damping::float8 * (-(n.w_in <#> g.r) - ((SELECT d FROM graph_dangling) <#> g.r) * n.p)
+                     ORDER BY n.ord)::vector
+    FROM graph_w n
   )
   FROM graph_ppr g
-  WHERE g.i < @graph_iterations::int
+  WHERE g.i < @graph_iterations::int AND g.r IS NOT NULL
 ),
 graph_mass AS MATERIALIZED (
-  SELECT f.r AS mass FROM graph_ppr f ORDER BY f.i DESC LIMIT 1
+  SELECT f.r::real[]::float8[] AS mass FROM graph_ppr f ORDER BY f.i DESC LIMIT 1
 ),
 graph_top AS MATERIALIZED (
   SELECT n.id, g.mass[n.ord] AS mass
