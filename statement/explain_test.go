@@ -14,7 +14,8 @@ import (
 )
 
 // TestExplain prints EXPLAIN ANALYZE of the plan named by RECALL_EXPLAIN on the benchmark
-// corpus (RECALL_BENCH_N), for finding where a statement spends its time. Skipped otherwise.
+// corpus (RECALL_BENCH_N) as a reader of scope RECALL_EXPLAIN_SCOPE (default "big"), for
+// finding where a statement spends its time. Skipped otherwise.
 //
 //	RECALL_EXPLAIN=maximal go test ./statement -run Explain -v
 func TestExplain(t *testing.T) {
@@ -43,7 +44,11 @@ func TestExplain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if err := scope.Apply(ctx, tx, []string{"big"}, nil, s.Session()...); err != nil {
+	sc := "big"
+	if v := os.Getenv("RECALL_EXPLAIN_SCOPE"); v != "" {
+		sc = v
+	}
+	if err := scope.Apply(ctx, tx, []string{sc}, nil, s.Session()...); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+st.SQL, args)

@@ -11,13 +11,10 @@
 bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
-bm25_sets AS MATERIALIZED (
-  SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
-),
 bm25_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,
          coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
-  FROM bm25_sets
+  FROM visible_sets
 ),
 bm25_idf AS MATERIALIZED (
   SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
@@ -29,7 +26,7 @@ bm25_idf AS MATERIALIZED (
 bm25_candidates AS MATERIALIZED (
   SELECT DISTINCT p.memory_id AS id
   FROM bm25_idf q
-  CROSS JOIN bm25_sets s
+  CROSS JOIN visible_sets s
   CROSS JOIN LATERAL (
     SELECT p.memory_id FROM recall.bm25_postings p
     WHERE p.scope_key = s.scope_key AND p.term = q.term

@@ -1,12 +1,29 @@
 WITH RECURSIVE
+visible_sets AS MATERIALIZED (
+  SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
+),
+vector_visible AS MATERIALIZED (
+  SELECT coalesce(sum(docs), 0)::bigint AS n FROM visible_sets
+),
 vector_hits AS MATERIALIZED (
-  SELECT m.id, m.embedding::vector(384) <=> @qvec::vector(384) AS distance
-  FROM recall.memories m
-  WHERE vector_dims(m.embedding) = 384
-    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
-  ORDER BY m.embedding::vector(384) <=> @qvec::vector(384)
-  LIMIT @vector_k::int
+  (SELECT m.id, m.embedding::vector(384) <=> @qvec::vector(384) AS distance
+   FROM recall.memories m
+   WHERE (SELECT n FROM vector_visible) > @vector_exact_max::bigint
+     AND vector_dims(m.embedding) = 384
+     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+           @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+   ORDER BY m.embedding::vector(384) <=> @qvec::vector(384)
+   LIMIT @vector_k::int)
+  UNION ALL
+  (SELECT m.id, m.embedding::vector(384) <=> @qvec::vector(384) AS distance
+   FROM visible_sets s
+   JOIN recall.memories m ON m.scope_key = s.scope_key
+   WHERE (SELECT n FROM vector_visible) <= @vector_exact_max::bigint
+     AND vector_dims(m.embedding) = 384
+     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+           @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+   ORDER BY 2, m.id
+   LIMIT @vector_k::int)
 ),
 vector_lane AS (
   SELECT id, row_number() OVER (ORDER BY distance, id) AS rank, 1 - distance AS score
@@ -16,13 +33,10 @@ vector_lane AS (
 bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
-bm25_sets AS MATERIALIZED (
-  SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
-),
 bm25_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,
          coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
-  FROM bm25_sets
+  FROM visible_sets
 ),
 bm25_idf AS MATERIALIZED (
   SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
@@ -34,7 +48,7 @@ bm25_idf AS MATERIALIZED (
 bm25_candidates AS MATERIALIZED (
   SELECT DISTINCT p.memory_id AS id
   FROM bm25_idf q
-  CROSS JOIN bm25_sets s
+  CROSS JOIN visible_sets s
   CROSS JOIN LATERAL (
     SELECT p.memory_id FROM recall.bm25_postings p
     WHERE p.scope_key = s.scope_key AND p.term = q.term

@@ -1,0 +1,164 @@
+package statement_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/recall-engine/recall/internal/scope"
+	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/statement"
+)
+
+// TestVectorBranches: the vector lane runs exactly one of its branches, chosen by how many
+// memories the caller sees. The exact branch returns the true nearest visible memories (a Go
+// cosine over the caller's rows, in order); the HNSW branch fills the lane with visible rows.
+// EXPLAIN ANALYZE shows that the other branch never ran.
+func TestVectorBranches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	const dim = 8
+	tx := testdb.BeginAs(t, db.Runtime, []string{"big", "small"}, []string{"big", "small"})
+	if _, err := tx.Exec(ctx, `SELECT recall.ensure_vector_index(8)`); err != nil {
+		t.Fatal(err)
+	}
+	vecs := map[int64][]float32{}
+	scopeOf := map[int64]string{}
+	for _, part := range []struct {
+		scope string
+		n     int
+	}{{"big", 1500}, {"small", 40}} {
+		for i := range part.n {
+			v := unitVector(uint64(1000+len(vecs)), dim)
+			var id int64
+			if err := tx.QueryRow(ctx, `INSERT INTO recall.memories (external_id, scopes, text, embedding)
+				VALUES ($1, ARRAY[$2], 'plain words', $3) RETURNING id`,
+				fmt.Sprintf("%s%d", part.scope, i), part.scope, pgvector.NewVector(v)).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			vecs[id], scopeOf[id] = v, part.scope
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Owner.Exec(ctx, `ANALYZE recall.memories`); err != nil {
+		t.Fatal(err)
+	}
+
+	q := statement.Query{Raw: "x", Vector: unitVector(3, dim)}
+	st, err := statement.Build(statement.Shape{Dim: dim, Plan: statement.Only(statement.Vector)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// nearest is the exact answer: the k visible memories closest to q, by (distance, id).
+	nearest := func(read []string, k int) []int64 {
+		var ids []int64
+		for id := range vecs {
+			if slices.Contains(read, scopeOf[id]) {
+				ids = append(ids, id)
+			}
+		}
+		dist := func(id int64) float64 {
+			var dot, nv, nq float64
+			for i, x := range vecs[id] {
+				dot += float64(x) * float64(q.Vector[i])
+				nv += float64(x) * float64(x)
+				nq += float64(q.Vector[i]) * float64(q.Vector[i])
+			}
+			return 1 - dot/math.Sqrt(nv*nq)
+		}
+		slices.SortFunc(ids, func(a, b int64) int {
+			if da, db := dist(a), dist(b); da != db {
+				if da < db {
+					return -1
+				}
+				return 1
+			}
+			return int(a - b)
+		})
+		return ids[:k]
+	}
+	explain := func(read []string, s statement.Settings) string {
+		args, err := st.Args(q, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := db.Runtime.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx) //nolint:errcheck
+		if err := scope.Apply(ctx, tx, read, nil, s.Session()...); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF) "+st.SQL, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	}
+	// ran reports whether the branch gated by the one-time filter with op (">" for HNSW,
+	// "<=" for exact) ran: the filter's child is not marked "never executed".
+	ran := func(plan, op string) bool {
+		lines := strings.Split(plan, "\n")
+		for i, l := range lines {
+			if strings.Contains(l, "One-Time Filter:") && strings.Contains(l, " "+op+" ") && i+1 < len(lines) {
+				return !strings.Contains(lines[i+1], "never executed")
+			}
+		}
+		t.Fatalf("no one-time filter with %s in the plan:\n%s", op, plan)
+		return false
+	}
+
+	for _, c := range []struct {
+		read     []string
+		exactMax int
+		exact    bool
+	}{
+		{[]string{"small"}, 1000, true},
+		{[]string{"small"}, 0, false},
+		{[]string{"small"}, 40, true}, // the bound is inclusive
+		{[]string{"small"}, 39, false},
+		{[]string{"big", "small"}, 1000, false},
+		{[]string{"big", "small"}, 5000, true},
+	} {
+		name := fmt.Sprintf("read=%v exact_max=%d", c.read, c.exactMax)
+		s := statement.DefaultSettings()
+		s.VectorK, s.K, s.VectorMaxDistance, s.VectorExactMax = 20, 100, 2, c.exactMax
+		got := run(t, db, c.read, statement.Only(statement.Vector), q, s)
+		if len(got) != 20 {
+			t.Fatalf("%s: %d rows, want 20", name, len(got))
+		}
+		ids := make([]int64, len(got))
+		for i, g := range got {
+			if !slices.Contains(c.read, scopeOf[g.ID]) {
+				t.Fatalf("%s: memory %d of scope %s returned", name, g.ID, scopeOf[g.ID])
+			}
+			ids[i] = g.ID
+		}
+		plan := explain(c.read, s)
+		hnsw, byKey := ran(plan, ">"), ran(plan, "<=")
+		if c.exact {
+			if want := nearest(c.read, 20); !slices.Equal(ids, want) {
+				t.Fatalf("%s: exact branch returned %v, the nearest visible memories are %v", name, ids, want)
+			}
+			if hnsw || !byKey {
+				t.Fatalf("%s: want only the exact branch to run (HNSW ran %v, exact ran %v):\n%s", name, hnsw, byKey, plan)
+			}
+		} else if !hnsw || byKey {
+			t.Fatalf("%s: want only the HNSW branch to run (HNSW ran %v, exact ran %v):\n%s", name, hnsw, byKey, plan)
+		}
+	}
+}
