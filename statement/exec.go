@@ -27,7 +27,7 @@ type Settings struct {
 	VectorK           int     // vector lane depth
 	VectorMaxDistance float64 // cosine distance floor: hits farther than this are dropped
 	EfSearch          int     // hnsw.ef_search
-	VectorExactMax    int     // exact search (no HNSW) when the caller sees at most this many memories
+	VectorExactScale  float64 // exact search (no HNSW) when visible^2 <= VectorExactScale * all memories
 
 	BM25K        int     // BM25 lane depth
 	BM25K1       float64 // BM25 k1
@@ -75,7 +75,7 @@ func DefaultSettings() Settings {
 		VectorK:           100,
 		VectorMaxDistance: 1.0,
 		EfSearch:          100,
-		VectorExactMax:    5000,
+		VectorExactScale:  250,
 		BM25K:             100,
 		BM25K1:            0.9,
 		BM25B:             0.4,
@@ -204,7 +204,7 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		"qtext": q.Text, "qlower": strings.ToLower(q.Raw), "qentities": mentions, "now": now, "k": s.K,
 		"rrf_k": s.RRFK, "w_recency": s.WRecency, "w_frequency": s.WFrequency,
 		"recency_half_life": s.RecencyHalfLife.Seconds(),
-		"vector_k":          s.VectorK, "vector_max_distance": s.VectorMaxDistance, "vector_exact_max": s.VectorExactMax,
+		"vector_k":          s.VectorK, "vector_max_distance": s.VectorMaxDistance, "vector_exact_scale": s.VectorExactScale,
 		"bm25_k": s.BM25K, "bm25_k1": s.BM25K1, "bm25_b": s.BM25B, "bm25_postings": nullIfZero(s.BM25Postings),
 		"mention_k": s.MentionK, "mention_entities_k": s.MentionEntitiesK, "mention_floor": s.MentionFloor,
 		"mention_postings": nullIfZero(s.MentionPostings),

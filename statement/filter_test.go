@@ -98,18 +98,17 @@ func TestFiltersMatchRule(t *testing.T) {
 		{To: mid},
 		{From: base.Add(90 * 24 * time.Hour), To: mid, Kinds: []string{"world"}, Tags: []string{"green"}, TagsMode: statement.TagsAnyStrict},
 	}
-	// The vector lane twice: through HNSW (exact search only below 0 visible memories) and
-	// through exact search.
+	// The vector lane twice: through HNSW (exact scale 0) and through exact search.
 	for _, arm := range []struct {
-		lane     statement.Lane
-		exactMax int
-	}{{statement.BM25, 0}, {statement.Vector, 0}, {statement.Vector, 1 << 30}} {
+		lane       statement.Lane
+		exactScale float64
+	}{{statement.BM25, 0}, {statement.Vector, 0}, {statement.Vector, 1e9}} {
 		lane := arm.lane
 		for i, f := range cases {
 			s := statement.DefaultSettings()
 			// Lane depth below the corpus size: the filter must act before the LIMIT.
 			s.K, s.BM25K, s.VectorK, s.EfSearch = 1000, 60, 60, 400
-			s.VectorExactMax = arm.exactMax
+			s.VectorExactScale = arm.exactScale
 			s.VectorMaxDistance = 2 // random vectors: keep every hit
 			q.Filters = f
 			got := run(t, db, []string{"acme"}, statement.Only(lane), q, s)

@@ -43,6 +43,7 @@ func (s Settings) Validate() error {
 		{"BM25B", s.BM25B, s.BM25B >= 0 && s.BM25B <= 1, "a value in [0, 1]"},
 		{"TemporalScale", s.TemporalScale, s.TemporalScale > 0, "seconds > 0"},
 		{"TemporalSlack", s.TemporalSlack, s.TemporalSlack >= 0, "seconds >= 0"},
+		{"VectorExactScale", s.VectorExactScale, s.VectorExactScale >= 0, "a value >= 0"},
 	} {
 		if !f.ok { // also false for NaN
 			return bad(f.name, f.v, f.want)
@@ -76,7 +77,7 @@ func (s Settings) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"GraphIterations", s.GraphIterations}, {"VectorExactMax", s.VectorExactMax}, {"GraphHops", s.GraphHops}, {"GraphSeedHits", s.GraphSeedHits}, {"BM25Postings", s.BM25Postings}, {"GraphMentions", s.GraphMentions}, {"MentionPostings", s.MentionPostings}} {
+	}{{"GraphIterations", s.GraphIterations}, {"GraphHops", s.GraphHops}, {"GraphSeedHits", s.GraphSeedHits}, {"BM25Postings", s.BM25Postings}, {"GraphMentions", s.GraphMentions}, {"MentionPostings", s.MentionPostings}} {
 		if f.v < 0 {
 			return bad(f.name, f.v, "at least 0")
 		}

@@ -26,7 +26,7 @@ func TestSettingsValidate(t *testing.T) {
 		{"K", func(s *statement.Settings) { s.K = 0 }},
 		{"GraphFrontier", func(s *statement.Settings) { s.GraphFrontier = statement.MaxGraphFrontier + 1 }},
 		{"GraphIterations", func(s *statement.Settings) { s.GraphIterations = -1 }},
-		{"VectorExactMax", func(s *statement.Settings) { s.VectorExactMax = -1 }},
+		{"VectorExactScale", func(s *statement.Settings) { s.VectorExactScale = -1 }},
 		{"RecencyHalfLife", func(s *statement.Settings) { s.RecencyHalfLife = 0 }},
 		{"BM25B", func(s *statement.Settings) { s.BM25B = 1.5 }},
 		{"TemporalSlack", func(s *statement.Settings) { s.TemporalSlack = -1 }},

@@ -3,12 +3,15 @@ visible_sets AS MATERIALIZED (
   SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
 ),
 vector_visible AS MATERIALIZED (
-  SELECT coalesce(sum(docs), 0)::bigint AS n FROM visible_sets
+  SELECT coalesce(sum(v.docs), 0)::float8 ^ 2
+           <= @vector_exact_scale::float8 * greatest(max(c.reltuples), coalesce(sum(v.docs), 0), 1) AS exact
+  FROM visible_sets v
+  CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'recall.memories'::regclass) c
 ),
 vector_hits AS MATERIALIZED (
   (SELECT m.id, m.embedding::vector(384) <=> @qvec::vector(384) AS distance
    FROM recall.memories m
-   WHERE (SELECT n FROM vector_visible) > @vector_exact_max::bigint
+   WHERE NOT (SELECT exact FROM vector_visible)
      AND vector_dims(m.embedding) = 384
      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
@@ -18,7 +21,7 @@ vector_hits AS MATERIALIZED (
   (SELECT m.id, m.embedding::vector(384) <=> @qvec::vector(384) AS distance
    FROM visible_sets s
    JOIN recall.memories m ON m.scope_key = s.scope_key
-   WHERE (SELECT n FROM vector_visible) <= @vector_exact_max::bigint
+   WHERE (SELECT exact FROM vector_visible)
      AND vector_dims(m.embedding) = 384
      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
@@ -64,7 +67,11 @@ bm25_lane AS (
                ORDER BY p.term) AS score
     FROM bm25_candidates c
     CROSS JOIN bm25_idf i
-    JOIN recall.bm25_postings p ON p.memory_id = c.id AND p.term = i.term
+    CROSS JOIN LATERAL (
+      SELECT p.term, p.tf, p.doc_len FROM recall.bm25_postings p
+      WHERE p.memory_id = c.id AND p.term = i.term
+      LIMIT 1
+    ) p
     CROSS JOIN bm25_stats s
     WHERE @f_none::bool OR EXISTS (
       SELECT 1 FROM recall.memories m
