@@ -394,8 +394,8 @@ func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progres
 			FROM recall.mentions a JOIN recall.mentions b ON a.memory_id = b.memory_id AND a.entity_id < b.entity_id
 			GROUP BY a.scopes, a.entity_id, b.entity_id`},
 		{"cleanup", `DROP TABLE recall.synth_mentions`},
-		{"vector index", fmt.Sprintf(`SET maintenance_work_mem = '4GB'; SELECT recall.ensure_vector_index(%d)`, cfg.Dim)},
-		{"analyze", `ANALYZE`},
+		{"vector index", fmt.Sprintf(`SET maintenance_work_mem = '%dMB'; SELECT recall.ensure_vector_index(%d)`, hnswBuildMB(cfg.N, cfg.Dim), cfg.Dim)},
+		{"vacuum", `VACUUM (ANALYZE)`},
 	} {
 		progress(q.stage, 0, 1)
 		if _, err := owner.Exec(ctx, q.sql); err != nil {
@@ -404,4 +404,12 @@ func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progres
 		progress(q.stage, 1, 1)
 	}
 	return nil
+}
+
+// hnswBuildMB is the maintenance_work_mem the HNSW build gets: room for the whole graph (the
+// vectors and about 1 kB of neighbour lists per element, plus a quarter), so that pgvector
+// need not fall back to its much slower on-disk build, and at least 4 GB. At a million
+// 1024-dimension memories that is 6.3 GB.
+func hnswBuildMB(n, dim int) int {
+	return max(4096, int(float64(n)*float64(dim*4+1024)*1.25/(1<<20)))
 }
