@@ -83,7 +83,7 @@ func Build(shape Shape) (*Statement, error) {
 	lanes := plan.Lanes()
 
 	var ctes []string
-	if plan.Has(BM25) || (shape.Dim > 0 && (plan.Has(Vector) || plan.Has(Graph))) {
+	if plan.Has(BM25) || plan.Has(Temporal) || (shape.Dim > 0 && (plan.Has(Vector) || plan.Has(Graph))) {
 		ctes = append(ctes, fragment("visible", 0))
 	}
 	if plan.Has(Vector) || plan.Has(Graph) {

@@ -42,7 +42,13 @@ bm25_lane AS (
                ORDER BY p.term) AS score
     FROM bm25_candidates c
     CROSS JOIN bm25_idf i
-    JOIN recall.bm25_postings p ON p.memory_id = c.id AND p.term = i.term
+    -- One probe of (memory_id, term) per candidate and term; LIMIT 1 (the pair is the key)
+    -- keeps the planner from turning this into a read of every posting of each candidate.
+    CROSS JOIN LATERAL (
+      SELECT p.term, p.tf, p.doc_len FROM recall.bm25_postings p
+      WHERE p.memory_id = c.id AND p.term = i.term
+      LIMIT 1
+    ) p
     CROSS JOIN bm25_stats s
     WHERE @f_none::bool OR EXISTS (
       SELECT 1 FROM recall.memories m

@@ -77,9 +77,11 @@ graph_p AS MATERIALIZED (
 ),
 -- The iteration is a matrix-vector product. Row ord of W (the weights of the edges into
 -- node ord, by source) is a pgvector vector, so each step costs one inner product per node,
--- computed by pgvector in C, instead of a join and an aggregate over every edge: at 100k
--- memories that made the lane several times faster. The price is float4 precision (about 1e-7
--- relative), far below what separates two ranks that matter.
+-- computed by pgvector in C, instead of a join and an aggregate over every edge. At 100k
+-- memories the 20 steps (128 nodes, 1,236 edges) take 3.4 ms under EXPLAIN ANALYZE, where the
+-- join form cost about 47 ms (the lane with 20 steps against 0), and the lane's p50 went from
+-- 60.5 to 32 ms. The price is float4 precision (about 1e-7 relative), far below what
+-- separates two ranks that matter.
 graph_w AS MATERIALIZED (
   SELECT u.ord, max(u.p) AS p,
          (coalesce('{' || string_agg(u.src || ':' || u.wn, ',' ORDER BY u.src) FILTER (WHERE u.src IS NOT NULL) || '}', '{}')

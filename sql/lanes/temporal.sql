@@ -1,35 +1,40 @@
 -- temporal: with a query window [t_start, t_end), memories whose occurred interval lies
 -- within temporal_slack seconds of it, ranked by the gap (0 inside the window), then by
 -- distance to the window's middle. Score: 1 / (1 + gap / temporal_scale). Candidates are the
--- temporal_k memories starting nearest the middle on each side, read in occurred_start
--- order from its index, so the lane costs the same at any corpus size.
--- The forward side walks the (occurred_start, id) index one row at a time (a recursive CTE,
--- one index probe per step) and stops after temporal_k rows pass the filters or at the end
--- of the slack: row security's predicate looks very selective to the planner whatever the
--- caller's scopes, so a plain ORDER BY ... LIMIT was planned as a bitmap read and sort of the
--- whole slack range (4,500 rows, 22 ms at 100k memories).
-temporal_fwd (id, occurred_start, occurred_end, ok, hits) AS (
-  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
-  FROM (
+-- temporal_k memories starting nearest the middle on each side, in each visible scope set,
+-- read in occurred_start order from the (scope_key, occurred_start, id) index, so the lane
+-- costs the same at any corpus size and for any share of it.
+-- The forward side walks that index one row at a time (a recursive CTE, one index probe per
+-- step and visible scope set, every row it reads visible) and stops a set's walk after
+-- temporal_k of its rows pass the filters or at the end of the slack: row security's
+-- predicate looks very selective to the planner whatever the caller's scopes, so a plain
+-- ORDER BY ... LIMIT was planned as a bitmap read and sort of the whole slack range (4,500
+-- rows, 22 ms at 100k memories), and one walk over every caller's memories read about a
+-- hundred rows per step for a caller who sees 1% of them.
+temporal_fwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
+  SELECT s.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
+  FROM visible_sets s
+  CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
+      AND m.scope_key = s.scope_key
       AND m.occurred_start >= @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
     ORDER BY m.occurred_start, m.id
     LIMIT 1
   ) x
   WHERE x.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
   UNION ALL
-  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
+  SELECT w.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
   FROM temporal_fwd w
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
-    WHERE (m.occurred_start, m.id) > (w.occurred_start, w.id)
+    WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) > (w.occurred_start, w.id)
     ORDER BY m.occurred_start, m.id
     LIMIT 1
   ) x
@@ -41,28 +46,30 @@ temporal_fwd (id, occurred_start, occurred_end, ok, hits) AS (
 -- occurred_start). Memories that started earlier and still reach the window (long
 -- intervals) come after them in that order; they are read from the occurred_end index, and
 -- only when the walk found fewer than temporal_k.
-temporal_bwd (id, occurred_start, occurred_end, ok, hits) AS (
-  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
-  FROM (
+temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
+  SELECT s.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
+  FROM visible_sets s
+  CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
+      AND m.scope_key = s.scope_key
       AND m.occurred_start < @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
     ORDER BY m.occurred_start DESC, m.id DESC
     LIMIT 1
   ) x
   WHERE x.occurred_start >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
   UNION ALL
-  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
+  SELECT w.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
   FROM temporal_bwd w
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
-    WHERE (m.occurred_start, m.id) < (w.occurred_start, w.id)
+    WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) < (w.occurred_start, w.id)
     ORDER BY m.occurred_start DESC, m.id DESC
     LIMIT 1
   ) x

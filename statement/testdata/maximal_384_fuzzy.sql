@@ -261,56 +261,60 @@ graph_lane AS (
   ORDER BY x.score DESC, x.id
   LIMIT @graph_k::int
 ),
-temporal_fwd (id, occurred_start, occurred_end, ok, hits) AS (
-  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
-  FROM (
+temporal_fwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
+  SELECT s.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
+  FROM visible_sets s
+  CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
+      AND m.scope_key = s.scope_key
       AND m.occurred_start >= @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
     ORDER BY m.occurred_start, m.id
     LIMIT 1
   ) x
   WHERE x.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
   UNION ALL
-  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
+  SELECT w.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
   FROM temporal_fwd w
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
-    WHERE (m.occurred_start, m.id) > (w.occurred_start, w.id)
+    WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) > (w.occurred_start, w.id)
     ORDER BY m.occurred_start, m.id
     LIMIT 1
   ) x
   WHERE w.hits < @temporal_k::int
     AND x.occurred_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
 ),
-temporal_bwd (id, occurred_start, occurred_end, ok, hits) AS (
-  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
-  FROM (
+temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
+  SELECT s.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
+  FROM visible_sets s
+  CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
+      AND m.scope_key = s.scope_key
       AND m.occurred_start < @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
     ORDER BY m.occurred_start DESC, m.id DESC
     LIMIT 1
   ) x
   WHERE x.occurred_start >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
   UNION ALL
-  SELECT x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
+  SELECT w.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, w.hits + x.ok::int
   FROM temporal_bwd w
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
     FROM recall.memories m
-    WHERE (m.occurred_start, m.id) < (w.occurred_start, w.id)
+    WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) < (w.occurred_start, w.id)
     ORDER BY m.occurred_start DESC, m.id DESC
     LIMIT 1
   ) x
