@@ -4,7 +4,10 @@
 -- read_scopes()), and scopes was not in the postings' indexes: each candidate posting and each
 -- (candidate, term) posting scored cost a heap fetch, in random order over the largest table.
 -- With scopes (and what the lane reads) included, both reads are index-only scans once the
--- table's pages are all-visible (after autovacuum).
+-- table's pages are all-visible (after autovacuum). The price is index size: at 100k
+-- memories the lookup index grows from 255 to 364 MB and the key from 157 to 363 MB.
+-- Upgrading the 1M-memory benchmark corpus (48 million postings) with `recall migrate up`
+-- took 2 min 14 s, under an exclusive lock on bm25_postings.
 --
 -- The temporal lane walks each visible scope set's memories in occurred_start order: with
 -- the walk over all memories, a caller who sees 1% of them read about a hundred rows per
