@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/statement"
@@ -33,25 +34,33 @@ func TestExplain(t *testing.T) {
 		t.Fatal(err)
 	}
 	i, _ := strconv.Atoi(os.Getenv("RECALL_EXPLAIN_QUERY"))
-	s := statement.DefaultSettings()
-	args, err := st.Args(benchQuery(c, i), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	tx, err := db.Runtime.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck
 	sc := "big"
 	if v := os.Getenv("RECALL_EXPLAIN_SCOPE"); v != "" {
 		sc = v
 	}
-	if err := scope.Apply(ctx, tx, []string{sc}, nil, s.Session()...); err != nil {
+	for _, l := range explain(t, db.Runtime, []string{sc}, st, benchQuery(c, i), statement.DefaultSettings(), "ANALYZE, BUFFERS") {
+		fmt.Println(l)
+	}
+}
+
+// explain returns the lines of EXPLAIN (options) of st run as a reader of read, in the
+// transaction Run would open.
+func explain(t *testing.T, pool *pgxpool.Pool, read []string, st *statement.Statement, q statement.Query, s statement.Settings, options string) []string {
+	t.Helper()
+	args, err := st.Args(q, s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+st.SQL, args)
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if err := scope.Apply(ctx, tx, read, nil, s.Session()...); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, "EXPLAIN ("+options+") "+st.SQL, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +68,5 @@ func TestExplain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range lines {
-		fmt.Println(l)
-	}
+	return lines
 }

@@ -8,10 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 
-	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/internal/testdb"
 	"github.com/recall-engine/recall/statement"
 )
@@ -87,29 +85,6 @@ func TestVectorBranches(t *testing.T) {
 		})
 		return ids[:k]
 	}
-	explain := func(read []string, s statement.Settings) string {
-		args, err := st.Args(q, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx, err := db.Runtime.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback(ctx) //nolint:errcheck
-		if err := scope.Apply(ctx, tx, read, nil, s.Session()...); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF) "+st.SQL, args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(lines, "\n")
-	}
 	// ran reports whether the HNSW branch (gated by "One-Time Filter: (NOT $n)") or the exact
 	// one ("One-Time Filter: $n") ran: the filter's child is not marked "never executed".
 	ran := func(plan string, hnsw bool) bool {
@@ -149,7 +124,7 @@ func TestVectorBranches(t *testing.T) {
 			}
 			ids[i] = g.ID
 		}
-		plan := explain(c.read, s)
+		plan := strings.Join(explain(t, db.Runtime, c.read, st, q, s, "ANALYZE, COSTS OFF"), "\n")
 		hnsw, byKey := ran(plan, true), ran(plan, false)
 		if c.exact {
 			if want := nearest(c.read, 20); !slices.Equal(ids, want) {
