@@ -298,10 +298,16 @@ type Progress func(stage string, done, total int)
 
 // Load writes the corpus into the database of owner (recall_owner, migrated, empty):
 // sources, memories, people and mentions with COPY in batches, then co-occurrence relations,
-// the vector index for Dim, and ANALYZE.
+// the vector index for Dim, and VACUUM (ANALYZE). Autovacuum is off for the tables while
+// they load: an autovacuum ANALYZE of a large table holds a snapshot, and the final VACUUM
+// could then not mark the last-written tables' pages all-visible, which keeps index-only
+// scans from them (mentions and relations were left with none).
 func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progress) error {
 	if progress == nil {
 		progress = func(string, int, int) {}
+	}
+	if err := setAutovacuum(ctx, owner, "SET (autovacuum_enabled = false)"); err != nil {
+		return err
 	}
 	cfg := c.Cfg
 	nsrc := (cfg.N + cfg.PerSrc - 1) / cfg.PerSrc
@@ -402,6 +408,55 @@ func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progres
 			return fmt.Errorf("synth: %s: %w", q.stage, err)
 		}
 		progress(q.stage, 1, 1)
+	}
+	if err := settleVisibility(ctx, owner); err != nil {
+		return err
+	}
+	return setAutovacuum(ctx, owner, "RESET (autovacuum_enabled)")
+}
+
+// settleVisibility vacuums again, for up to ten seconds, the tables whose pages the VACUUM
+// could not all mark all-visible (a snapshot still open elsewhere keeps the newest rows from
+// it), so that a benchmark starts from the steady state autovacuum would reach.
+func settleVisibility(ctx context.Context, owner *pgxpool.Pool) error {
+	for range 10 {
+		rows, err := owner.Query(ctx, `SELECT relname FROM pg_class
+			WHERE relnamespace = 'recall'::regnamespace AND relkind = 'r' AND relallvisible < relpages`)
+		if err != nil {
+			return fmt.Errorf("synth: visibility: %w", err)
+		}
+		tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("synth: visibility: %w", err)
+		}
+		if len(tables) == 0 {
+			return nil
+		}
+		time.Sleep(time.Second)
+		for _, t := range tables {
+			if _, err := owner.Exec(ctx, "VACUUM (ANALYZE) "+pgx.Identifier{"recall", t}.Sanitize()); err != nil {
+				return fmt.Errorf("synth: vacuum %s: %w", t, err)
+			}
+		}
+	}
+	return nil
+}
+
+// setAutovacuum applies change (an ALTER TABLE storage-parameter clause) to every table of
+// schema recall.
+func setAutovacuum(ctx context.Context, owner *pgxpool.Pool, change string) error {
+	rows, err := owner.Query(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = 'recall'`)
+	if err != nil {
+		return fmt.Errorf("synth: listing tables: %w", err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("synth: listing tables: %w", err)
+	}
+	for _, t := range tables {
+		if _, err := owner.Exec(ctx, "ALTER TABLE "+pgx.Identifier{"recall", t}.Sanitize()+" "+change); err != nil {
+			return fmt.Errorf("synth: autovacuum of %s: %w", t, err)
+		}
 	}
 	return nil
 }
