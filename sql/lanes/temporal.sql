@@ -3,7 +3,8 @@
 -- distance to the window's middle. Score: 1 / (1 + gap / temporal_scale). Candidates are the
 -- temporal_k memories starting nearest the middle on each side, in each visible scope set,
 -- read in occurred_start order from the (scope_key, occurred_start, id) index, so the lane
--- costs the same at any corpus size and for any share of it.
+-- costs the same at any corpus size and for any share of it; it grows with the number of
+-- scope sets the caller sees, as the bm25 lane's candidate reads do.
 -- The forward side walks that index one row at a time (a recursive CTE, one index probe per
 -- step and visible scope set, every row it reads visible) and stops a set's walk after
 -- temporal_k of its rows pass the filters or at the end of the slack: row security's
