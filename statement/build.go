@@ -82,10 +82,9 @@ func Build(shape Shape) (*Statement, error) {
 	}
 	lanes := plan.Lanes()
 
-	var ctes []string
-	if plan.Has(BM25) || plan.Has(Temporal) || (shape.Dim > 0 && (plan.Has(Vector) || plan.Has(Graph))) {
-		ctes = append(ctes, fragment("visible", 0))
-	}
+	// The caller's scope sets and counts, shared by several lanes; a WITH query nothing reads
+	// is not run.
+	ctes := []string{fragment("visible", 0)}
 	if plan.Has(Vector) || plan.Has(Graph) {
 		if shape.Dim > 0 {
 			ctes = append(ctes, fragment("vector", shape.Dim))

@@ -11,15 +11,10 @@
 bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
-bm25_stats AS MATERIALIZED (
-  SELECT coalesce(sum(docs), 0)::float8 AS n,
-         coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
-  FROM visible_sets
-),
 bm25_idf AS MATERIALIZED (
   SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
   FROM bm25_terms_q q
-  CROSS JOIN bm25_stats s
+  CROSS JOIN visible_stats s
   CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df FROM recall.bm25_terms t WHERE t.term = q.term) d
   WHERE d.df > 0
 ),
@@ -49,7 +44,7 @@ bm25_lane AS (
       WHERE p.memory_id = c.id AND p.term = i.term
       LIMIT 1
     ) p
-    CROSS JOIN bm25_stats s
+    CROSS JOIN visible_stats s
     WHERE @f_none::bool OR EXISTS (
       SELECT 1 FROM recall.memories m
       WHERE m.id = c.id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,

@@ -5,8 +5,10 @@
 -- weighted by the sum of their weights, keeps each entity's graph_degree heaviest edges, and
 -- iterates
 --   r' = (1 - d) p + d (W r + dangling(r) p)
--- graph_iterations times from r = p, where p is uniform over the seeds and W spreads each
--- node's mass over its edges in proportion to weight. Candidates are the newest
+-- graph_iterations times from r = p, where p is uniform over the seeds, W spreads each
+-- node's mass over its edges in proportion to weight, and dangling(r) is the mass of the
+-- nodes without edges, which goes back to the seeds (in the SQL, W's columns of those nodes
+-- are p, which is the same). Candidates are the newest
 -- graph_mentions memories of each of the graph_entities entities with the most mass; a
 -- candidate scores the summed mass of every walked entity it mentions.
 graph_named AS MATERIALIZED (
@@ -92,24 +94,19 @@ graph_w AS MATERIALIZED (
     SELECT n.ord, n.p, NULL::int AS src, NULL::float8 AS wn FROM graph_p n
     UNION ALL
     SELECT e.dst, NULL, e.src, e.wn FROM graph_edges e
+    UNION ALL
+    -- A dangling node (no edges) gives its mass back to the seeds: its column of W is p.
+    -- It has no other entries, as it has no edges.
+    SELECT s.ord, NULL, d.ord, s.p FROM graph_p s CROSS JOIN graph_p d WHERE s.p > 0 AND d.dangling
   ) u
   CROSS JOIN (SELECT cardinality(ids) AS n FROM graph_index) gi
   GROUP BY u.ord
-),
--- Dangling nodes (no edges) give their mass back to the seeds: dangling(r) is r's inner
--- product with their indicator vector.
-graph_dangling AS MATERIALIZED (
-  SELECT (coalesce('{' || string_agg(n.ord || ':1', ',' ORDER BY n.ord) FILTER (WHERE n.dangling) || '}', '{}')
-           || '/' || count(*))::sparsevec::vector AS d
-  FROM graph_p n
-  HAVING count(*) > 0
 ),
 graph_ppr (i, r) AS (
   SELECT 0, (SELECT array_agg(p ORDER BY ord) FROM graph_p)::vector
   UNION ALL
   SELECT g.i + 1, (
-    SELECT array_agg((1 - @graph_damping::float8) * n.p
-                     + @graph_damping::float8 * (-(n.w_in <#> g.r) - ((SELECT d FROM graph_dangling) <#> g.r) * n.p)
+    SELECT array_agg((1 - @graph_damping::float8) * n.p - @graph_damping::float8 * (n.w_in <#> g.r)
                      ORDER BY n.ord)::vector
     FROM graph_w n
   )

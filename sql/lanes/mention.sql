@@ -1,7 +1,7 @@
 -- mention: memories that mention the entities the query names. An entity counts for how
 -- well the query names it and how rare it is among the caller's memories:
 --   w = sim * ln(1 + (N - df + 0.5) / (df + 0.5))
--- with N the caller's visible memories (recall.bm25_corpus, read under row security) and df
+-- with N the caller's visible memories (visible_stats) and df
 -- the visible memories that mention it, so a name every memory carries ("Patients") weighs
 -- little. A memory scores the sum of w over the named entities it mentions (in entity
 -- order, so the sum does not depend on the plan); each entity gives at most
@@ -9,7 +9,7 @@
 mention_weights AS MATERIALIZED (
   SELECT me.id, me.sim * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
   FROM mention_entities me
-  CROSS JOIN (SELECT coalesce(sum(docs), 0)::float8 AS n FROM recall.bm25_corpus) c
+  CROSS JOIN visible_stats c
   CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id) d
 ),
 mention_lane AS (

@@ -1,5 +1,5 @@
 -- vector: cosine distance to the query embedding, by one of two branches; a one-time filter
--- on n, the number of memories the caller sees (visible_sets), and N, all memories (the
+-- on n, the number of memories the caller sees (visible_stats), and N, all memories (the
 -- planner's estimate in pg_class, which every role can read), runs exactly one of them.
 -- Exact search costs about n row reads; HNSW under row security visits about k N / n rows
 -- to find k visible ones. So:
@@ -11,9 +11,8 @@
 --   lane: the scan goes on until vector_k rows pass. Its cost grows as the caller's share of
 --   the memories shrinks, which is why small readers take the exact branch.
 vector_visible AS MATERIALIZED (
-  SELECT coalesce(sum(v.docs), 0)::float8 ^ 2
-           <= @vector_exact_scale::float8 * greatest(max(c.reltuples), coalesce(sum(v.docs), 0), 1) AS exact
-  FROM visible_sets v
+  SELECT v.n ^ 2 <= @vector_exact_scale::float8 * greatest(c.reltuples, v.n, 1) AS exact
+  FROM visible_stats v
   CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'recall.memories'::regclass) c
 ),
 vector_hits AS MATERIALIZED (

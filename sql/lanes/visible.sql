@@ -1,8 +1,14 @@
 -- visible_sets: the scope sets the caller sees, each with its memory count and total BM25
 -- length (recall.bm25_corpus, read under row security), and its text key, by which memories
--- and postings are indexed. The bm25 lane takes its statistics from it; the vector lane, the
--- number of memories the caller sees and where to read them; the temporal lane, the sets it
--- walks one by one.
+-- and postings are indexed. visible_stats: over them, n, the memories the caller sees, and
+-- avgdl, their mean BM25 length. The bm25 lane takes its statistics from these; the mention
+-- lane, n; the vector lane, n and where to read the memories; the temporal lane, the sets it
+-- walks one by one. Every statement has them; a plan that reads neither does not run them.
 visible_sets AS MATERIALIZED (
   SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
+),
+visible_stats AS MATERIALIZED (
+  SELECT coalesce(sum(docs), 0)::float8 AS n,
+         coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
+  FROM visible_sets
 )

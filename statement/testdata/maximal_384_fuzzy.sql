@@ -2,10 +2,14 @@ WITH RECURSIVE
 visible_sets AS MATERIALIZED (
   SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
 ),
+visible_stats AS MATERIALIZED (
+  SELECT coalesce(sum(docs), 0)::float8 AS n,
+         coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
+  FROM visible_sets
+),
 vector_visible AS MATERIALIZED (
-  SELECT coalesce(sum(v.docs), 0)::float8 ^ 2
-           <= @vector_exact_scale::float8 * greatest(max(c.reltuples), coalesce(sum(v.docs), 0), 1) AS exact
-  FROM visible_sets v
+  SELECT v.n ^ 2 <= @vector_exact_scale::float8 * greatest(c.reltuples, v.n, 1) AS exact
+  FROM visible_stats v
   CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'recall.memories'::regclass) c
 ),
 vector_hits AS MATERIALIZED (
@@ -36,15 +40,10 @@ vector_lane AS (
 bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
-bm25_stats AS MATERIALIZED (
-  SELECT coalesce(sum(docs), 0)::float8 AS n,
-         coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
-  FROM visible_sets
-),
 bm25_idf AS MATERIALIZED (
   SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
   FROM bm25_terms_q q
-  CROSS JOIN bm25_stats s
+  CROSS JOIN visible_stats s
   CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df FROM recall.bm25_terms t WHERE t.term = q.term) d
   WHERE d.df > 0
 ),
@@ -72,7 +71,7 @@ bm25_lane AS (
       WHERE p.memory_id = c.id AND p.term = i.term
       LIMIT 1
     ) p
-    CROSS JOIN bm25_stats s
+    CROSS JOIN visible_stats s
     WHERE @f_none::bool OR EXISTS (
       SELECT 1 FROM recall.memories m
       WHERE m.id = c.id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
@@ -92,7 +91,7 @@ mention_entities AS MATERIALIZED (
 mention_weights AS MATERIALIZED (
   SELECT me.id, me.sim * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
   FROM mention_entities me
-  CROSS JOIN (SELECT coalesce(sum(docs), 0)::float8 AS n FROM recall.bm25_corpus) c
+  CROSS JOIN visible_stats c
   CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id) d
 ),
 mention_lane AS (
@@ -200,22 +199,17 @@ graph_w AS MATERIALIZED (
     SELECT n.ord, n.p, NULL::int AS src, NULL::float8 AS wn FROM graph_p n
     UNION ALL
     SELECT e.dst, NULL, e.src, e.wn FROM graph_edges e
+    UNION ALL
+    SELECT s.ord, NULL, d.ord, s.p FROM graph_p s CROSS JOIN graph_p d WHERE s.p > 0 AND d.dangling
   ) u
   CROSS JOIN (SELECT cardinality(ids) AS n FROM graph_index) gi
   GROUP BY u.ord
-),
-graph_dangling AS MATERIALIZED (
-  SELECT (coalesce('{' || string_agg(n.ord || ':1', ',' ORDER BY n.ord) FILTER (WHERE n.dangling) || '}', '{}')
-           || '/' || count(*))::sparsevec::vector AS d
-  FROM graph_p n
-  HAVING count(*) > 0
 ),
 graph_ppr (i, r) AS (
   SELECT 0, (SELECT array_agg(p ORDER BY ord) FROM graph_p)::vector
   UNION ALL
   SELECT g.i + 1, (
-    SELECT array_agg((1 - @graph_damping::float8) * n.p
-                     + @graph_damping::float8 * (-(n.w_in <#> g.r) - ((SELECT d FROM graph_dangling) <#> g.r) * n.p)
+    SELECT array_agg((1 - @graph_damping::float8) * n.p - @graph_damping::float8 * (n.w_in <#> g.r)
                      ORDER BY n.ord)::vector
     FROM graph_w n
   )
