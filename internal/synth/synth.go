@@ -298,16 +298,10 @@ type Progress func(stage string, done, total int)
 
 // Load writes the corpus into the database of owner (recall_owner, migrated, empty):
 // sources, memories, people and mentions with COPY in batches, then co-occurrence relations,
-// the vector index for Dim, and VACUUM (ANALYZE). Autovacuum is off for the tables while
-// they load: an autovacuum ANALYZE of a large table holds a snapshot, and the final VACUUM
-// could then not mark the last-written tables' pages all-visible, which keeps index-only
-// scans from them (mentions and relations were left with none).
+// the vector index for Dim, and VACUUM (ANALYZE) until every table is all-visible.
 func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progress) error {
 	if progress == nil {
 		progress = func(string, int, int) {}
-	}
-	if err := setAutovacuum(ctx, owner, "SET (autovacuum_enabled = false)"); err != nil {
-		return err
 	}
 	cfg := c.Cfg
 	nsrc := (cfg.N + cfg.PerSrc - 1) / cfg.PerSrc
@@ -409,15 +403,14 @@ func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progres
 		}
 		progress(q.stage, 1, 1)
 	}
-	if err := settleVisibility(ctx, owner); err != nil {
-		return err
-	}
-	return setAutovacuum(ctx, owner, "RESET (autovacuum_enabled)")
+	return settleVisibility(ctx, owner)
 }
 
 // settleVisibility vacuums again, for up to ten seconds, the tables whose pages the VACUUM
-// could not all mark all-visible (a snapshot still open elsewhere keeps the newest rows from
-// it), so that a benchmark starts from the steady state autovacuum would reach.
+// could not all mark all-visible, so that a benchmark starts from the steady state
+// autovacuum would reach and index-only scans read no heap. The first VACUUM left mentions
+// and relations with no all-visible page at 100k (so one graph lane made 3,125 heap
+// fetches); a VACUUM run later marked them all.
 func settleVisibility(ctx context.Context, owner *pgxpool.Pool) error {
 	for range 10 {
 		rows, err := owner.Query(ctx, `SELECT relname FROM pg_class
@@ -437,25 +430,6 @@ func settleVisibility(ctx context.Context, owner *pgxpool.Pool) error {
 			if _, err := owner.Exec(ctx, "VACUUM (ANALYZE) "+pgx.Identifier{"recall", t}.Sanitize()); err != nil {
 				return fmt.Errorf("synth: vacuum %s: %w", t, err)
 			}
-		}
-	}
-	return nil
-}
-
-// setAutovacuum applies change (an ALTER TABLE storage-parameter clause) to every table of
-// schema recall.
-func setAutovacuum(ctx context.Context, owner *pgxpool.Pool, change string) error {
-	rows, err := owner.Query(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = 'recall'`)
-	if err != nil {
-		return fmt.Errorf("synth: listing tables: %w", err)
-	}
-	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return fmt.Errorf("synth: listing tables: %w", err)
-	}
-	for _, t := range tables {
-		if _, err := owner.Exec(ctx, "ALTER TABLE "+pgx.Identifier{"recall", t}.Sanitize()+" "+change); err != nil {
-			return fmt.Errorf("synth: autovacuum of %s: %w", t, err)
 		}
 	}
 	return nil
