@@ -376,6 +376,53 @@ func TestLinksNeedVisibleTargets(t *testing.T) {
 	}
 }
 
+// TestMentionCarriesMemoryScopes: a mention's scope set is its memory's (the lanes read
+// mentions without the memory on that promise): another set is refused, and a change of the
+// memory's scopes is carried to its mentions.
+func TestMentionCarriesMemoryScopes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	both := []string{"acme", "shared"}
+
+	var mem, ent int64
+	tx := testdb.BeginAs(t, db.Runtime, both, both)
+	if err := tx.QueryRow(ctx, `INSERT INTO recall.memories (external_id, scopes, text) VALUES ('m', '{acme}', 'mine') RETURNING id`).Scan(&mem); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRow(ctx, `INSERT INTO recall.entities (external_id, scopes, name) VALUES ('e', '{acme,shared}', 'Alice') RETURNING id`).Scan(&ent); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []string{"{acme,shared}", "{shared}"} {
+		tx := testdb.BeginAs(t, db.Runtime, both, both)
+		_, err := tx.Exec(ctx, `INSERT INTO recall.mentions (memory_id, entity_id, scopes) VALUES ($1, $2, $3)`, mem, ent, sc)
+		if st := sqlState(err); st != "23503" {
+			t.Errorf("mention in %s of a memory in {acme}: %v, want a foreign key violation (23503)", sc, err)
+		}
+		_ = tx.Rollback(ctx)
+	}
+	tx = testdb.BeginAs(t, db.Runtime, both, both)
+	if _, err := tx.Exec(ctx, `INSERT INTO recall.mentions (memory_id, entity_id, scopes) VALUES ($1, $2, '{acme}')`, mem, ent); err != nil {
+		t.Fatalf("mention in the memory's scopes: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Owner.Exec(ctx, `UPDATE recall.memories SET scopes = '{acme,shared}' WHERE id = $1`, mem); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := db.Owner.QueryRow(ctx, `SELECT scopes FROM recall.mentions WHERE memory_id = $1`, mem).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, both) {
+		t.Fatalf("after the memory moved to %v its mention has scopes %v", both, got)
+	}
+}
+
 // TestExternalIDsPerScopeSet: the same external id in two scope sets is two rows; the same
 // id in the same set conflicts (upsert target).
 func TestExternalIDsPerScopeSet(t *testing.T) {

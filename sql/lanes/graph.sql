@@ -123,6 +123,8 @@ graph_top AS MATERIALIZED (
   ORDER BY 2 DESC, n.id
   LIMIT @graph_entities::int
 ),
+-- A mention carries its memory's scopes (a foreign key on both, migration 00014), so a
+-- visible mention names a visible memory: the memory is read only when filters are set.
 graph_candidates AS MATERIALIZED (
   SELECT DISTINCT mn.memory_id AS id
   FROM graph_top g
@@ -132,17 +134,18 @@ graph_candidates AS MATERIALIZED (
     ORDER BY mn.memory_id DESC
     LIMIT @graph_mentions::int
   ) mn
+  WHERE @f_none::bool OR EXISTS (
+    SELECT 1 FROM recall.memories m
+    WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
 ),
 graph_scored AS MATERIALIZED (
   SELECT c.id, mn.entity_id, g.mass[array_position(gi.ids, mn.entity_id)] AS mass
   FROM graph_candidates c
-  JOIN recall.memories m ON m.id = c.id
   JOIN recall.mentions mn ON mn.memory_id = c.id
   CROSS JOIN graph_index gi
   CROSS JOIN graph_mass g
   WHERE mn.entity_id = ANY (gi.ids)
-    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score

@@ -105,9 +105,10 @@ mention_lane AS (
       ORDER BY mn.memory_id DESC
       LIMIT @mention_postings::int
     ) mn
-    JOIN recall.memories m ON m.id = mn.memory_id
-    WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    WHERE @f_none::bool OR EXISTS (
+      SELECT 1 FROM recall.memories m
+      WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
     GROUP BY mn.memory_id
   ) x
   ORDER BY x.score DESC, x.id
@@ -235,17 +236,18 @@ graph_candidates AS MATERIALIZED (
     ORDER BY mn.memory_id DESC
     LIMIT @graph_mentions::int
   ) mn
+  WHERE @f_none::bool OR EXISTS (
+    SELECT 1 FROM recall.memories m
+    WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
 ),
 graph_scored AS MATERIALIZED (
   SELECT c.id, mn.entity_id, g.mass[array_position(gi.ids, mn.entity_id)] AS mass
   FROM graph_candidates c
-  JOIN recall.memories m ON m.id = c.id
   JOIN recall.mentions mn ON mn.memory_id = c.id
   CROSS JOIN graph_index gi
   CROSS JOIN graph_mass g
   WHERE mn.entity_id = ANY (gi.ids)
-    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
