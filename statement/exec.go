@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ type Settings struct {
 	BM25K1       float64 // BM25 k1
 	BM25B        float64 // BM25 b
 	BM25Postings int     // postings read per query term and scope set (0: all)
+	BM25Whole    int     // a term in at most this many visible memories is read whole, not probed per candidate
 
 	MentionK         int     // mention lane depth
 	MentionEntitiesK int     // entities matched by the fuzzy branch
@@ -80,6 +82,7 @@ func DefaultSettings() Settings {
 		BM25K1:            0.9,
 		BM25B:             0.4,
 		BM25Postings:      300,
+		BM25Whole:         10000,
 		MentionK:          50,
 		MentionEntitiesK:  16,
 		MentionFloor:      0.7,
@@ -206,7 +209,8 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		"recency_half_life": s.RecencyHalfLife.Seconds(),
 		"vector_k":          s.VectorK, "vector_max_distance": s.VectorMaxDistance, "vector_exact_scale": s.VectorExactScale,
 		"bm25_k": s.BM25K, "bm25_k1": s.BM25K1, "bm25_b": s.BM25B, "bm25_postings": nullIfZero(s.BM25Postings),
-		"mention_k": s.MentionK, "mention_entities_k": s.MentionEntitiesK, "mention_floor": s.MentionFloor,
+		"bm25_whole": s.BM25Whole,
+		"mention_k":  s.MentionK, "mention_entities_k": s.MentionEntitiesK, "mention_floor": s.MentionFloor,
 		"mention_postings": nullIfZero(s.MentionPostings),
 		"title_k":          s.TitleK, "title_sources_k": s.TitleSourcesK, "title_floor": s.TitleFloor,
 		"title_exact_words": s.TitleExactWords, "title_fuzzy_words": s.TitleFuzzyWords,
@@ -222,6 +226,7 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		// A filter may hide most of a term's best postings or an entity's newest memories:
 		// read them all so the lanes are full.
 		all["bm25_postings"] = nil
+		all["bm25_whole"] = math.MaxInt32 // every posting is a candidate: read the lists once each
 		all["graph_mentions"] = nil
 		all["mention_postings"] = nil
 	}

@@ -77,7 +77,7 @@ func (s Settings) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"GraphIterations", s.GraphIterations}, {"GraphHops", s.GraphHops}, {"GraphSeedHits", s.GraphSeedHits}, {"BM25Postings", s.BM25Postings}, {"GraphMentions", s.GraphMentions}, {"MentionPostings", s.MentionPostings}} {
+	}{{"GraphIterations", s.GraphIterations}, {"GraphHops", s.GraphHops}, {"GraphSeedHits", s.GraphSeedHits}, {"BM25Postings", s.BM25Postings}, {"BM25Whole", s.BM25Whole}, {"GraphMentions", s.GraphMentions}, {"MentionPostings", s.MentionPostings}} {
 		if f.v < 0 {
 			return bad(f.name, f.v, "at least 0")
 		}

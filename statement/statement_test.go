@@ -73,29 +73,51 @@ func TestBM25MatchesReferenceAndIgnoresInvisibleRows(t *testing.T) {
 	}
 	acme := []string{"acme"}
 
+	// check compares the lane with the reference three ways: every query term read whole
+	// (the default on a small corpus), every term probed per candidate (BM25Whole 0), and a
+	// mix, the terms above the median document frequency probed.
 	check := func() {
 		t.Helper()
-		got := run(t, db, acme, statement.Only(statement.BM25), q, s)
 		tx := testdb.BeginAs(t, db.Runtime, acme, nil)
 		tf, dl := visibleLexemes(t, tx)
-		ref := bm25Reference(tf, dl, queryTerms(t, tx, q.Text), s.BM25K1, s.BM25B)
+		terms := queryTerms(t, tx, q.Text)
 		_ = tx.Rollback(context.Background())
-		if len(got) != len(ref) || len(got) < 50 {
-			t.Fatalf("bm25 lane returned %d documents, the reference scores %d", len(got), len(ref))
+		ref := bm25Reference(tf, dl, terms, s.BM25K1, s.BM25B)
+		var dfs []int
+		for _, term := range terms {
+			n := 0
+			for _, d := range tf {
+				if d[term] > 0 {
+					n++
+				}
+			}
+			dfs = append(dfs, n)
 		}
-		prev := math.Inf(1)
-		for i, c := range got {
-			h := c.Lanes[statement.BM25]
-			if h.Rank != i+1 {
-				t.Fatalf("row %d has bm25 rank %d", i, h.Rank)
+		slices.Sort(dfs)
+		if dfs[0] == dfs[len(dfs)-1] {
+			t.Fatalf("query terms share one document frequency %v: the mixed case would not mix", dfs)
+		}
+		for _, whole := range []int{s.BM25Whole, 0, dfs[len(dfs)/2-1]} {
+			sw := s
+			sw.BM25Whole = whole
+			got := run(t, db, acme, statement.Only(statement.BM25), q, sw)
+			if len(got) != len(ref) || len(got) < 50 {
+				t.Fatalf("BM25Whole %d: bm25 lane returned %d documents, the reference scores %d", whole, len(got), len(ref))
 			}
-			if e := relErr(h.Score, ref[c.ID]); e > 1e-9 {
-				t.Fatalf("memory %d: bm25 %.15g, reference %.15g (relative error %g)", c.ID, h.Score, ref[c.ID], e)
+			prev := math.Inf(1)
+			for i, c := range got {
+				h := c.Lanes[statement.BM25]
+				if h.Rank != i+1 {
+					t.Fatalf("BM25Whole %d: row %d has bm25 rank %d", whole, i, h.Rank)
+				}
+				if e := relErr(h.Score, ref[c.ID]); e > 1e-9 {
+					t.Fatalf("BM25Whole %d: memory %d: bm25 %.15g, reference %.15g (relative error %g)", whole, c.ID, h.Score, ref[c.ID], e)
+				}
+				if h.Score > prev {
+					t.Fatalf("BM25Whole %d: bm25 lane not in score order at row %d", whole, i)
+				}
+				prev = h.Score
 			}
-			if h.Score > prev {
-				t.Fatalf("bm25 lane not in score order at row %d", i)
-			}
-			prev = h.Score
 		}
 	}
 	check()

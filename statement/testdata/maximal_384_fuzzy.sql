@@ -41,7 +41,8 @@ bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
 bm25_idf AS MATERIALIZED (
-  SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+  SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
+         d.df <= @bm25_whole::int AS whole
   FROM bm25_terms_q q
   CROSS JOIN visible_stats s
   CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df FROM recall.bm25_terms t WHERE t.term = q.term) d
@@ -57,26 +58,46 @@ bm25_candidates AS MATERIALIZED (
     ORDER BY p.impact DESC
     LIMIT @bm25_postings::int
   ) p
+  WHERE @f_none::bool OR EXISTS (
+    SELECT 1 FROM recall.memories m
+    WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
+            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
+),
+bm25_whole AS MATERIALIZED (
+  SELECT q.term, p.memory_id, p.tf, p.doc_len
+  FROM bm25_idf q
+  CROSS JOIN visible_sets s
+  CROSS JOIN LATERAL (
+    SELECT p.memory_id, p.tf, p.doc_len FROM recall.bm25_postings p
+    WHERE p.scope_key = s.scope_key AND p.term = q.term
+  ) p
+  WHERE q.whole
+),
+bm25_parts AS (
+  SELECT w.memory_id AS id, w.term, w.tf, w.doc_len
+  FROM bm25_whole w
+  WHERE w.memory_id IN (SELECT id FROM bm25_candidates)
+  UNION ALL
+  SELECT c.id, q.term, p.tf, p.doc_len
+  FROM bm25_candidates c
+  CROSS JOIN bm25_idf q
+  CROSS JOIN LATERAL (
+    SELECT p.tf, p.doc_len FROM recall.bm25_postings p
+    WHERE p.memory_id = c.id AND p.term = q.term
+    LIMIT 1
+  ) p
+  WHERE NOT q.whole
 ),
 bm25_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT c.id, sum(i.idf * p.tf * (@bm25_k1::float8 + 1)
-               / (p.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * p.doc_len / s.avgdl))
-               ORDER BY p.term) AS score
-    FROM bm25_candidates c
-    CROSS JOIN bm25_idf i
-    CROSS JOIN LATERAL (
-      SELECT p.term, p.tf, p.doc_len FROM recall.bm25_postings p
-      WHERE p.memory_id = c.id AND p.term = i.term
-      LIMIT 1
-    ) p
+    SELECT b.id, sum(q.idf * b.tf * (@bm25_k1::float8 + 1)
+               / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl))
+               ORDER BY b.term) AS score
+    FROM bm25_parts b
+    JOIN bm25_idf q ON q.term = b.term
     CROSS JOIN visible_stats s
-    WHERE @f_none::bool OR EXISTS (
-      SELECT 1 FROM recall.memories m
-      WHERE m.id = c.id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
-    GROUP BY c.id
+    GROUP BY b.id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @bm25_k::int
