@@ -69,13 +69,15 @@ bm25_parts AS (
 bm25_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT b.id, sum(q.idf * b.tf * (@bm25_k1::float8 + 1)
-               / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl))
-               ORDER BY b.term) AS score
+    -- Summed in term order over one sort (a window processes rows in its ORDER BY).
+    SELECT DISTINCT ON (b.id) b.id,
+           sum(q.idf * b.tf * (@bm25_k1::float8 + 1)
+               / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl)))
+             OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
     FROM bm25_parts b
     JOIN bm25_idf q ON q.term = b.term
     CROSS JOIN visible_stats s
-    GROUP BY b.id
+    ORDER BY b.id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @bm25_k::int

@@ -35,7 +35,7 @@ graph_walk (id, depth) AS (
   WHERE w.depth < @graph_hops::int
 ),
 graph_nodes AS MATERIALIZED (
-  SELECT row_number() OVER (ORDER BY x.depth, x.id)::int AS ord, x.id, x.depth = 0 AS seed
+  SELECT row_number() OVER (ORDER BY x.id)::int AS ord, x.id, x.depth = 0 AS seed
   FROM (
     SELECT w.id, min(w.depth) AS depth
     FROM graph_walk w
@@ -45,27 +45,32 @@ graph_nodes AS MATERIALIZED (
     LIMIT @graph_frontier::int
   ) x
 ),
--- graph_index holds the walk's entity ids in walk order: an id's place is its array_position
--- (a scan of at most graph_frontier ids, where a join of two CTEs would be planned as nested
--- loops on their low estimates, and a jsonb map, compressed past 2 kB, is decompressed on
--- every lookup).
+-- graph_index holds the walk's entity ids in ascending order, which is walk order (ord): an
+-- id's place is width_bucket(id, ids), a binary search in C. A join of two CTEs would be
+-- planned as nested loops on their low estimates, array_position is a linear scan, and a
+-- jsonb map, compressed past 2 kB, is decompressed on every lookup.
 graph_index AS MATERIALIZED (
   SELECT array_agg(id ORDER BY ord) AS ids
   FROM graph_nodes
 ),
+-- The visible relations between walked entities, as (source place, target place, weight).
+graph_pairs AS MATERIALIZED (
+  SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w
+  FROM graph_index gi
+  CROSS JOIN LATERAL (
+    SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
+    WHERE r.src_id = ANY (gi.ids) AND r.dst_id = ANY (gi.ids)
+  ) r
+),
+-- Undirected: each relation is an edge both ways (a UNION ALL of the two readings; a LATERAL
+-- VALUES pair is a rescan per relation, which cost more than the index scan).
 graph_edges AS MATERIALIZED (
   SELECT x.src, x.dst, x.w / sum(x.w) OVER (PARTITION BY x.src) AS wn
   FROM (
     SELECT y.src, y.dst, y.w, row_number() OVER (PARTITION BY y.src ORDER BY y.w DESC, y.dst) AS nth
     FROM (
       SELECT u.src, u.dst, sum(u.w) AS w
-      FROM graph_index gi
-      CROSS JOIN LATERAL (
-        SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
-        WHERE r.src_id = ANY (gi.ids) AND r.dst_id = ANY (gi.ids)
-      ) r
-      CROSS JOIN LATERAL (SELECT array_position(gi.ids, r.src_id) AS s, array_position(gi.ids, r.dst_id) AS d) o
-      CROSS JOIN LATERAL (VALUES (o.s, o.d, r.weight), (o.d, o.s, r.weight)) u(src, dst, w)
+      FROM (SELECT s, d, w FROM graph_pairs UNION ALL SELECT d, s, w FROM graph_pairs) u (src, dst, w)
       GROUP BY u.src, u.dst
     ) y
   ) x
@@ -87,7 +92,7 @@ graph_p AS MATERIALIZED (
 graph_w AS MATERIALIZED (
   SELECT u.ord, max(u.p) AS p,
          (coalesce('{' || string_agg(u.src || ':' || u.wn, ',' ORDER BY u.src) FILTER (WHERE u.src IS NOT NULL) || '}', '{}')
-           || '/' || max(gi.n))::sparsevec::vector AS w_in
+           || '/' || (SELECT cardinality(ids) FROM graph_index))::sparsevec::vector AS w_in
   FROM (
     -- One aggregate over the nodes and the edges into them: a join of the two CTEs would be
     -- planned as a nested loop on their one-row estimates.
@@ -99,7 +104,6 @@ graph_w AS MATERIALIZED (
     -- It has no other entries, as it has no edges.
     SELECT s.ord, NULL, d.ord, s.p FROM graph_p s CROSS JOIN graph_p d WHERE s.p > 0 AND d.dangling
   ) u
-  CROSS JOIN (SELECT cardinality(ids) AS n FROM graph_index) gi
   GROUP BY u.ord
 ),
 graph_ppr (i, r) AS (
@@ -140,17 +144,23 @@ graph_candidates AS MATERIALIZED (
             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
 ),
 graph_scored AS MATERIALIZED (
-  SELECT c.id, mn.entity_id, g.mass[array_position(gi.ids, mn.entity_id)] AS mass
+  SELECT c.id, mn.entity_id, g.mass[w.ord] AS mass
   FROM graph_candidates c
   JOIN recall.mentions mn ON mn.memory_id = c.id
   CROSS JOIN graph_index gi
+  CROSS JOIN LATERAL (SELECT width_bucket(mn.entity_id, gi.ids) AS ord) w
   CROSS JOIN graph_mass g
-  WHERE mn.entity_id = ANY (gi.ids)
+  WHERE gi.ids[w.ord] = mn.entity_id
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT id, sum(mass ORDER BY entity_id) AS score FROM graph_scored GROUP BY id
+    -- Summed in entity order over one sort (a window processes rows in its ORDER BY), where
+    -- sum(... ORDER BY) sorts every candidate's rows apart.
+    SELECT DISTINCT ON (id) id,
+           sum(mass) OVER (PARTITION BY id ORDER BY entity_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+    FROM graph_scored
+    ORDER BY id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @graph_k::int

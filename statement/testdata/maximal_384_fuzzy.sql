@@ -91,13 +91,14 @@ bm25_parts AS (
 bm25_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT b.id, sum(q.idf * b.tf * (@bm25_k1::float8 + 1)
-               / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl))
-               ORDER BY b.term) AS score
+    SELECT DISTINCT ON (b.id) b.id,
+           sum(q.idf * b.tf * (@bm25_k1::float8 + 1)
+               / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl)))
+             OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
     FROM bm25_parts b
     JOIN bm25_idf q ON q.term = b.term
     CROSS JOIN visible_stats s
-    GROUP BY b.id
+    ORDER BY b.id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @bm25_k::int
@@ -175,7 +176,7 @@ graph_walk (id, depth) AS (
   WHERE w.depth < @graph_hops::int
 ),
 graph_nodes AS MATERIALIZED (
-  SELECT row_number() OVER (ORDER BY x.depth, x.id)::int AS ord, x.id, x.depth = 0 AS seed
+  SELECT row_number() OVER (ORDER BY x.id)::int AS ord, x.id, x.depth = 0 AS seed
   FROM (
     SELECT w.id, min(w.depth) AS depth
     FROM graph_walk w
@@ -189,19 +190,21 @@ graph_index AS MATERIALIZED (
   SELECT array_agg(id ORDER BY ord) AS ids
   FROM graph_nodes
 ),
+graph_pairs AS MATERIALIZED (
+  SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w
+  FROM graph_index gi
+  CROSS JOIN LATERAL (
+    SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
+    WHERE r.src_id = ANY (gi.ids) AND r.dst_id = ANY (gi.ids)
+  ) r
+),
 graph_edges AS MATERIALIZED (
   SELECT x.src, x.dst, x.w / sum(x.w) OVER (PARTITION BY x.src) AS wn
   FROM (
     SELECT y.src, y.dst, y.w, row_number() OVER (PARTITION BY y.src ORDER BY y.w DESC, y.dst) AS nth
     FROM (
       SELECT u.src, u.dst, sum(u.w) AS w
-      FROM graph_index gi
-      CROSS JOIN LATERAL (
-        SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
-        WHERE r.src_id = ANY (gi.ids) AND r.dst_id = ANY (gi.ids)
-      ) r
-      CROSS JOIN LATERAL (SELECT array_position(gi.ids, r.src_id) AS s, array_position(gi.ids, r.dst_id) AS d) o
-      CROSS JOIN LATERAL (VALUES (o.s, o.d, r.weight), (o.d, o.s, r.weight)) u(src, dst, w)
+      FROM (SELECT s, d, w FROM graph_pairs UNION ALL SELECT d, s, w FROM graph_pairs) u (src, dst, w)
       GROUP BY u.src, u.dst
     ) y
   ) x
@@ -216,7 +219,7 @@ graph_p AS MATERIALIZED (
 graph_w AS MATERIALIZED (
   SELECT u.ord, max(u.p) AS p,
          (coalesce('{' || string_agg(u.src || ':' || u.wn, ',' ORDER BY u.src) FILTER (WHERE u.src IS NOT NULL) || '}', '{}')
-           || '/' || max(gi.n))::sparsevec::vector AS w_in
+           || '/' || (SELECT cardinality(ids) FROM graph_index))::sparsevec::vector AS w_in
   FROM (
     SELECT n.ord, n.p, NULL::int AS src, NULL::float8 AS wn FROM graph_p n
     UNION ALL
@@ -224,7 +227,6 @@ graph_w AS MATERIALIZED (
     UNION ALL
     SELECT s.ord, NULL, d.ord, s.p FROM graph_p s CROSS JOIN graph_p d WHERE s.p > 0 AND d.dangling
   ) u
-  CROSS JOIN (SELECT cardinality(ids) AS n FROM graph_index) gi
   GROUP BY u.ord
 ),
 graph_ppr (i, r) AS (
@@ -263,17 +265,21 @@ graph_candidates AS MATERIALIZED (
             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
 ),
 graph_scored AS MATERIALIZED (
-  SELECT c.id, mn.entity_id, g.mass[array_position(gi.ids, mn.entity_id)] AS mass
+  SELECT c.id, mn.entity_id, g.mass[w.ord] AS mass
   FROM graph_candidates c
   JOIN recall.mentions mn ON mn.memory_id = c.id
   CROSS JOIN graph_index gi
+  CROSS JOIN LATERAL (SELECT width_bucket(mn.entity_id, gi.ids) AS ord) w
   CROSS JOIN graph_mass g
-  WHERE mn.entity_id = ANY (gi.ids)
+  WHERE gi.ids[w.ord] = mn.entity_id
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT id, sum(mass ORDER BY entity_id) AS score FROM graph_scored GROUP BY id
+    SELECT DISTINCT ON (id) id,
+           sum(mass) OVER (PARTITION BY id ORDER BY entity_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+    FROM graph_scored
+    ORDER BY id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @graph_k::int
