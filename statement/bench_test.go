@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/internal/synth"
 	"github.com/recall-engine/recall/internal/testdb"
 	"github.com/recall-engine/recall/statement"
@@ -92,6 +97,53 @@ func BenchmarkMaximal(b *testing.B) {
 				}
 				if len(out) == 0 && a.plan == statement.Maximal {
 					b.Fatal("no rows")
+				}
+			}
+			percentiles(b, lat, "")
+		})
+	}
+}
+
+// stageRE finds the WITH queries of a statement, in order.
+var stageRE = regexp.MustCompile(`(?m)^([a-z0-9_]+)(?: \([a-z0-9_, ]+\))? AS (?:MATERIALIZED )?\(`)
+
+// BenchmarkStages times the maximal statement cut after each of its WITH queries, as
+// "SELECT count(*) FROM stage" for a caller of the big scope: Postgres runs only the WITH
+// queries the final query reads and those they read, so the step from one stage of a lane to
+// the next is what that stage costs, without EXPLAIN ANALYZE's per-node overhead (which at
+// 100k memories made the graph lane look 60% slower than it runs).
+func BenchmarkStages(b *testing.B) {
+	c, db := benchCorpus(b)
+	s := statement.DefaultSettings()
+	st, err := statement.Build(statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal})
+	if err != nil {
+		b.Fatal(err)
+	}
+	head := st.SQL[:strings.LastIndex(st.SQL, "\nSELECT ")]
+	ctx := context.Background()
+	for _, m := range stageRE.FindAllStringSubmatch(head, -1) {
+		sql := head + "\nSELECT count(*) FROM " + m[1]
+		b.Run(fmt.Sprintf("n=%d/stage=%s", c.Cfg.N, m[1]), func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				args, err := st.Args(benchQuery(c, i), s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				err = pgx.BeginFunc(ctx, db.Runtime, func(tx pgx.Tx) error {
+					if err := scope.Apply(ctx, tx, []string{synth.BigScope}, nil, s.Session()...); err != nil {
+						return err
+					}
+					t0 := time.Now()
+					var n int
+					err := tx.QueryRow(ctx, sql, args).Scan(&n)
+					lat = append(lat, time.Since(t0))
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
 				}
 			}
 			percentiles(b, lat, "")

@@ -52,7 +52,10 @@ bm25_whole AS MATERIALIZED (
 bm25_parts AS (
   SELECT w.memory_id AS id, w.term, w.tf, w.doc_len
   FROM bm25_whole w
-  WHERE w.memory_id IN (SELECT id FROM bm25_candidates)
+  -- IS TRUE keeps Postgres from turning the IN into a join, which on a small corpus it
+  -- planned as a nested loop over both CTEs (27 ms at 10k memories): as a sublink it is
+  -- always a hashed subplan.
+  WHERE (w.memory_id IN (SELECT id FROM bm25_candidates)) IS TRUE
   UNION ALL
   -- One probe of (memory_id, term) per candidate and common term; LIMIT 1 (the pair is the
   -- key) keeps the planner from turning this into a read of every posting of each candidate.

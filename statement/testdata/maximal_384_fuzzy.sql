@@ -76,7 +76,7 @@ bm25_whole AS MATERIALIZED (
 bm25_parts AS (
   SELECT w.memory_id AS id, w.term, w.tf, w.doc_len
   FROM bm25_whole w
-  WHERE w.memory_id IN (SELECT id FROM bm25_candidates)
+  WHERE (w.memory_id IN (SELECT id FROM bm25_candidates)) IS TRUE
   UNION ALL
   SELECT c.id, q.term, p.tf, p.doc_len
   FROM bm25_candidates c
@@ -380,40 +380,38 @@ temporal_lane AS (
   ) x
 ),
 candidates AS (
-  SELECT id FROM vector_lane
-  UNION
-  SELECT id FROM bm25_lane
-  UNION
-  SELECT id FROM mention_lane
-  UNION
-  SELECT id FROM graph_lane
-  UNION
-  SELECT id FROM temporal_lane
-  UNION
-  SELECT id FROM title_lane
+  SELECT 0 AS lane, id, rank, score::float8 AS score, false AS direct FROM vector_lane
+  UNION ALL
+  SELECT 1 AS lane, id, rank, score::float8 AS score, false AS direct FROM bm25_lane
+  UNION ALL
+  SELECT 2 AS lane, id, rank, score::float8 AS score, false AS direct FROM mention_lane
+  UNION ALL
+  SELECT 3 AS lane, id, rank, score::float8 AS score, false AS direct FROM graph_lane
+  UNION ALL
+  SELECT 4 AS lane, id, rank, score::float8 AS score, false AS direct FROM temporal_lane
+  UNION ALL
+  SELECT 5 AS lane, id, rank, score::float8 AS score, direct FROM title_lane
 ),
 fused_rrf AS (
-  SELECT c.id,
-    vector_lane.rank AS vector_rank, vector_lane.score::float8 AS vector_score,
-    bm25_lane.rank AS bm25_rank, bm25_lane.score::float8 AS bm25_score,
-    mention_lane.rank AS mention_rank, mention_lane.score::float8 AS mention_score,
-    graph_lane.rank AS graph_rank, graph_lane.score::float8 AS graph_score,
-    temporal_lane.rank AS temporal_rank, temporal_lane.score::float8 AS temporal_score,
-    title_lane.rank AS title_rank, title_lane.score::float8 AS title_score,
-    coalesce(title_lane.direct, false) AS direct,
-    coalesce(@w_vector::float8 / (@rrf_k::float8 + vector_lane.rank), 0)
-      + coalesce(@w_bm25::float8 / (@rrf_k::float8 + bm25_lane.rank), 0)
-      + coalesce(@w_mention::float8 / (@rrf_k::float8 + mention_lane.rank), 0)
-      + coalesce(@w_graph::float8 / (@rrf_k::float8 + graph_lane.rank), 0)
-      + coalesce(@w_temporal::float8 / (@rrf_k::float8 + temporal_lane.rank), 0)
-      + coalesce(@w_title::float8 / (@rrf_k::float8 + title_lane.rank), 0) AS rrf
-  FROM candidates c
-  LEFT JOIN vector_lane ON vector_lane.id = c.id
-  LEFT JOIN bm25_lane ON bm25_lane.id = c.id
-  LEFT JOIN mention_lane ON mention_lane.id = c.id
-  LEFT JOIN graph_lane ON graph_lane.id = c.id
-  LEFT JOIN temporal_lane ON temporal_lane.id = c.id
-  LEFT JOIN title_lane ON title_lane.id = c.id
+  SELECT x.*,
+    coalesce(@w_vector::float8 / (@rrf_k::float8 + x.vector_rank), 0)
+      + coalesce(@w_bm25::float8 / (@rrf_k::float8 + x.bm25_rank), 0)
+      + coalesce(@w_mention::float8 / (@rrf_k::float8 + x.mention_rank), 0)
+      + coalesce(@w_graph::float8 / (@rrf_k::float8 + x.graph_rank), 0)
+      + coalesce(@w_temporal::float8 / (@rrf_k::float8 + x.temporal_rank), 0)
+      + coalesce(@w_title::float8 / (@rrf_k::float8 + x.title_rank), 0) AS rrf
+  FROM (
+    SELECT id,
+      max(rank) FILTER (WHERE lane = 0) AS vector_rank, max(score) FILTER (WHERE lane = 0) AS vector_score,
+      max(rank) FILTER (WHERE lane = 1) AS bm25_rank, max(score) FILTER (WHERE lane = 1) AS bm25_score,
+      max(rank) FILTER (WHERE lane = 2) AS mention_rank, max(score) FILTER (WHERE lane = 2) AS mention_score,
+      max(rank) FILTER (WHERE lane = 3) AS graph_rank, max(score) FILTER (WHERE lane = 3) AS graph_score,
+      max(rank) FILTER (WHERE lane = 4) AS temporal_rank, max(score) FILTER (WHERE lane = 4) AS temporal_score,
+      max(rank) FILTER (WHERE lane = 5) AS title_rank, max(score) FILTER (WHERE lane = 5) AS title_score,
+      bool_or(direct) AS direct
+    FROM candidates
+    GROUP BY id
+  ) x
 )
 SELECT f.*,
        f.rrf
