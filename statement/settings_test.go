@@ -30,6 +30,7 @@ func TestSettingsValidate(t *testing.T) {
 		{"RecencyHalfLife", func(s *statement.Settings) { s.RecencyHalfLife = 0 }},
 		{"BM25B", func(s *statement.Settings) { s.BM25B = 1.5 }},
 		{"TemporalSlack", func(s *statement.Settings) { s.TemporalSlack = -1 }},
+		{"BM25Whole", func(s *statement.Settings) { s.BM25Whole = -1 }},
 	}
 	for _, c := range cases {
 		s := statement.DefaultSettings()
