@@ -108,7 +108,8 @@ func BenchmarkMaximal(b *testing.B) {
 var stageRE = regexp.MustCompile(`(?m)^([a-z0-9_]+)(?: \([a-z0-9_, ]+\))? AS (?:MATERIALIZED )?\(`)
 
 // BenchmarkStages times the maximal statement cut after each of its WITH queries, as
-// "SELECT count(*) FROM stage" for a caller of the big scope: Postgres runs only the WITH
+// "SELECT count(*) FROM stage" for a caller of the big scope (RECALL_BENCH_SCOPE=small for
+// the 1% one): Postgres runs only the WITH
 // queries the final query reads and those they read, so the step from one stage of a lane to
 // the next is what that stage costs, without EXPLAIN ANALYZE's per-node overhead (which at
 // 100k memories made the graph lane look 60% slower than it runs).
@@ -119,11 +120,15 @@ func BenchmarkStages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	who := synth.BigScope
+	if v := os.Getenv("RECALL_BENCH_SCOPE"); v != "" {
+		who = v
+	}
 	head := st.SQL[:strings.LastIndex(st.SQL, "\nSELECT ")]
 	ctx := context.Background()
 	for _, m := range stageRE.FindAllStringSubmatch(head, -1) {
 		sql := head + "\nSELECT count(*) FROM " + m[1]
-		b.Run(fmt.Sprintf("n=%d/stage=%s", c.Cfg.N, m[1]), func(b *testing.B) {
+		b.Run(fmt.Sprintf("n=%d/scope=%s/stage=%s", c.Cfg.N, who, m[1]), func(b *testing.B) {
 			var lat []time.Duration
 			i := 0
 			for b.Loop() {
@@ -133,7 +138,7 @@ func BenchmarkStages(b *testing.B) {
 					b.Fatal(err)
 				}
 				err = pgx.BeginFunc(ctx, db.Runtime, func(tx pgx.Tx) error {
-					if err := scope.Apply(ctx, tx, []string{synth.BigScope}, nil, s.Session()...); err != nil {
+					if err := scope.Apply(ctx, tx, []string{who}, nil, s.Session()...); err != nil {
 						return err
 					}
 					t0 := time.Now()

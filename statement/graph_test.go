@@ -19,8 +19,9 @@ type edge struct {
 
 // pprReference is personalized PageRank by power iteration on the visible graph, as the
 // graph lane documents it: nodes within hops of the seeds, undirected edges summed by weight,
-// dangling mass returned through the personalization vector.
-func pprReference(n int, visibleNode func(int) bool, edges []edge, visibleEdge func(edge) bool, seeds []int, hops, iters int, d float64) map[int]float64 {
+// dangling mass returned through the personalization vector. With limit > 0 the walk
+// keeps only the limit visible entities of least (depth, index) (indexes are in id order).
+func pprReference(n int, visibleNode func(int) bool, edges []edge, visibleEdge func(edge) bool, seeds []int, hops, limit, iters int, d float64) map[int]float64 {
 	adj := map[int]map[int]float64{}
 	add := func(a, b int, w float64) {
 		if adj[a] == nil {
@@ -53,11 +54,25 @@ func pprReference(n int, visibleNode func(int) bool, edges []edge, visibleEdge f
 		}
 		frontier = next
 	}
-	in := map[int]bool{}
+	var reached []int
 	for v := range depth {
 		if visibleNode(v) {
-			in[v] = true
+			reached = append(reached, v)
 		}
+	}
+	sort.Slice(reached, func(i, j int) bool {
+		a, b := reached[i], reached[j]
+		if depth[a] != depth[b] {
+			return depth[a] < depth[b]
+		}
+		return a < b
+	})
+	if limit > 0 && len(reached) > limit {
+		reached = reached[:limit]
+	}
+	in := map[int]bool{}
+	for _, v := range reached {
+		in[v] = true
 	}
 	p := map[int]float64{}
 	nseeds := 0
@@ -176,22 +191,29 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 	s := statement.DefaultSettings()
 	s.K, s.GraphK = 100, 100
 	for _, tc := range []struct {
-		raw   string
-		seeds []int
-		hops  int
-		iters int
-		d     float64
+		raw      string
+		seeds    []int
+		hops     int
+		frontier int // 0: the default, more than the fixture's entities
+		iters    int
+		d        float64
 	}{
-		{"tell me about nodea", []int{0}, 2, 20, 0.85},
-		{"nodea and nodeg", []int{0, 6}, 3, 50, 0.7},
-		{"what links nodec", []int{2}, 1, 5, 0.9},
-		{"nodea and nodep", []int{0, 15}, 2, 20, 0.85},
+		{"tell me about nodea", []int{0}, 2, 0, 20, 0.85},
+		{"nodea and nodeg", []int{0, 6}, 3, 0, 50, 0.7},
+		{"what links nodec", []int{2}, 1, 0, 5, 0.9},
+		{"nodea and nodep", []int{0, 15}, 2, 0, 20, 0.85},
+		// The frontier cuts the walk: the nearest visible entities, by (depth, id).
+		{"nodea and nodeg", []int{0, 6}, 3, 7, 50, 0.7},
 	} {
 		s.GraphHops, s.GraphIterations, s.GraphDamping = tc.hops, tc.iters, tc.d
+		s.GraphFrontier = statement.DefaultSettings().GraphFrontier
+		if tc.frontier > 0 {
+			s.GraphFrontier = tc.frontier
+		}
 		got := run(t, db, []string{"acme"}, statement.Only(statement.Graph),
 			statement.Query{Text: tc.raw, Raw: tc.raw, Vector: unitVector(1, 3)}, s)
 		acmeOnly := func(e edge) bool { return e.scopes != "{beta}" }
-		mass := pprReference(n, func(i int) bool { return entScope(i) == "{acme}" }, edges, acmeOnly, tc.seeds, tc.hops, tc.iters, tc.d)
+		mass := pprReference(n, func(i int) bool { return entScope(i) == "{acme}" }, edges, acmeOnly, tc.seeds, tc.hops, tc.frontier, tc.iters, tc.d)
 		want := map[int64]float64{}
 		for m, es := range mentions {
 			for _, e := range es {

@@ -178,11 +178,10 @@ graph_walk (id, depth) AS (
 graph_nodes AS MATERIALIZED (
   SELECT row_number() OVER (ORDER BY x.id)::int AS ord, x.id, x.depth = 0 AS seed
   FROM (
-    SELECT w.id, min(w.depth) AS depth
-    FROM graph_walk w
-    JOIN recall.entities e ON e.id = w.id
-    GROUP BY w.id
-    ORDER BY min(w.depth), w.id
+    SELECT w.id, w.depth
+    FROM (SELECT id, min(depth) AS depth FROM graph_walk GROUP BY id ORDER BY 2, 1 OFFSET 0) w
+    WHERE (SELECT true FROM recall.entities e WHERE e.id = w.id)
+    ORDER BY w.depth, w.id
     LIMIT @graph_frontier::int
   ) x
 ),
