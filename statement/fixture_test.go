@@ -159,12 +159,7 @@ func bm25Reference(tf map[int64]map[string]int, dl map[int64]int, terms []string
 	avgdl := total / n
 	scores := map[int64]float64{}
 	for _, term := range terms {
-		var df float64
-		for _, d := range tf {
-			if d[term] > 0 {
-				df++
-			}
-		}
+		df := float64(docFreq(tf, term))
 		if df == 0 {
 			continue
 		}
@@ -178,4 +173,15 @@ func bm25Reference(tf map[int64]map[string]int, dl map[int64]int, terms []string
 		}
 	}
 	return scores
+}
+
+// docFreq counts the documents of tf that contain term.
+func docFreq(tf map[int64]map[string]int, term string) int {
+	n := 0
+	for _, d := range tf {
+		if d[term] > 0 {
+			n++
+		}
+	}
+	return n
 }

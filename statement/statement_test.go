@@ -85,13 +85,7 @@ func TestBM25MatchesReferenceAndIgnoresInvisibleRows(t *testing.T) {
 		ref := bm25Reference(tf, dl, terms, s.BM25K1, s.BM25B)
 		var dfs []int
 		for _, term := range terms {
-			n := 0
-			for _, d := range tf {
-				if d[term] > 0 {
-					n++
-				}
-			}
-			dfs = append(dfs, n)
+			dfs = append(dfs, docFreq(tf, term))
 		}
 		slices.Sort(dfs)
 		if dfs[0] == dfs[len(dfs)-1] {
