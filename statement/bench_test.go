@@ -14,7 +14,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/internal/synth"
 	"github.com/recall-engine/recall/internal/testdb"
 	"github.com/recall-engine/recall/statement"
@@ -125,7 +124,6 @@ func BenchmarkStages(b *testing.B) {
 		who = v
 	}
 	head := st.SQL[:strings.LastIndex(st.SQL, "\nSELECT ")]
-	ctx := context.Background()
 	for _, m := range stageRE.FindAllStringSubmatch(head, -1) {
 		sql := head + "\nSELECT count(*) FROM " + m[1]
 		b.Run(fmt.Sprintf("n=%d/scope=%s/stage=%s", c.Cfg.N, who, m[1]), func(b *testing.B) {
@@ -137,19 +135,13 @@ func BenchmarkStages(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				err = pgx.BeginFunc(ctx, db.Runtime, func(tx pgx.Tx) error {
-					if err := scope.Apply(ctx, tx, []string{who}, nil, s.Session()...); err != nil {
-						return err
-					}
+				asReader(b, db.Runtime, []string{who}, s, func(ctx context.Context, tx pgx.Tx) error {
 					t0 := time.Now()
 					var n int
 					err := tx.QueryRow(ctx, sql, args).Scan(&n)
 					lat = append(lat, time.Since(t0))
 					return err
 				})
-				if err != nil {
-					b.Fatal(err)
-				}
 			}
 			percentiles(b, lat, "")
 		})

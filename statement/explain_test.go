@@ -57,6 +57,22 @@ func explain(t *testing.T, pool *pgxpool.Pool, read []string, st *statement.Stat
 	if err != nil {
 		t.Fatal(err)
 	}
+	var lines []string
+	asReader(t, pool, read, s, func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "EXPLAIN ("+options+") "+st.SQL, args)
+		if err != nil {
+			return err
+		}
+		lines, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return lines
+}
+
+// asReader runs fn in the transaction Run would open for a reader of read (scopes and
+// session settings set), then rolls it back.
+func asReader(t testing.TB, pool *pgxpool.Pool, read []string, s statement.Settings, fn func(context.Context, pgx.Tx) error) {
+	t.Helper()
 	ctx := context.Background()
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -66,13 +82,7 @@ func explain(t *testing.T, pool *pgxpool.Pool, read []string, st *statement.Stat
 	if err := scope.Apply(ctx, tx, read, nil, s.Session()...); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tx.Query(ctx, "EXPLAIN ("+options+") "+st.SQL, args)
-	if err != nil {
+	if err := fn(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lines
 }
