@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"testing"
 
@@ -127,8 +128,9 @@ func pprReference(n int, visibleNode func(int) bool, edges []edge, visibleEdge f
 }
 
 // TestGraphMatchesPowerIteration: the graph lane's memory scores equal the summed PageRank
-// mass, computed in Go by power iteration on the caller's visible subgraph, of the entities
-// each memory mentions.
+// mass, computed in Go by power iteration on the caller's visible subgraph, that each memory
+// receives from the GraphEntities entities of most mass, each giving its mass to its
+// GraphMentions newest memories.
 func TestGraphMatchesPowerIteration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -197,29 +199,67 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 		frontier int // 0: the default, more than the fixture's entities
 		iters    int
 		d        float64
+		entities int // 0: the default, more than the fixture's entities
+		newest   int // GraphMentions; 0: the default, more than any entity's memories
 	}{
-		{"tell me about nodea", []int{0}, 2, 0, 20, 0.85},
-		{"nodea and nodeg", []int{0, 6}, 3, 0, 50, 0.7},
-		{"what links nodec", []int{2}, 1, 0, 5, 0.9},
-		{"nodea and nodep", []int{0, 15}, 2, 0, 20, 0.85},
+		{"tell me about nodea", []int{0}, 2, 0, 20, 0.85, 0, 0},
+		{"nodea and nodeg", []int{0, 6}, 3, 0, 50, 0.7, 0, 0},
+		{"what links nodec", []int{2}, 1, 0, 5, 0.9, 0, 0},
+		{"nodea and nodep", []int{0, 15}, 2, 0, 20, 0.85, 0, 0},
 		// The frontier cuts the walk: the nearest visible entities, by (depth, id).
-		{"nodea and nodeg", []int{0, 6}, 3, 7, 50, 0.7},
+		{"nodea and nodeg", []int{0, 6}, 3, 7, 50, 0.7, 0, 0},
+		// Only the entities of most mass give it, each to its newest memories.
+		{"tell me about nodea", []int{0}, 2, 0, 20, 0.85, 4, 0},
+		{"nodea and nodeg", []int{0, 6}, 3, 0, 50, 0.7, 5, 1},
 	} {
 		s.GraphHops, s.GraphIterations, s.GraphDamping = tc.hops, tc.iters, tc.d
 		s.GraphFrontier = statement.DefaultSettings().GraphFrontier
 		if tc.frontier > 0 {
 			s.GraphFrontier = tc.frontier
 		}
+		s.GraphEntities, s.GraphMentions = statement.DefaultSettings().GraphEntities, statement.DefaultSettings().GraphMentions
+		if tc.entities > 0 {
+			s.GraphEntities = tc.entities
+		}
+		if tc.newest > 0 {
+			s.GraphMentions = tc.newest
+		}
 		got := run(t, db, []string{"acme"}, statement.Only(statement.Graph),
 			statement.Query{Text: tc.raw, Raw: tc.raw, Vector: unitVector(1, 3)}, s)
 		acmeOnly := func(e edge) bool { return e.scopes != "{beta}" }
 		mass := pprReference(n, func(i int) bool { return entScope(i) == "{acme}" }, edges, acmeOnly, tc.seeds, tc.hops, tc.frontier, tc.iters, tc.d)
+		// The GraphEntities entities of most mass (ties by id, which is index order).
+		var top []int
+		for e, v := range mass {
+			if v > 0 {
+				top = append(top, e)
+			}
+		}
+		sort.Slice(top, func(i, j int) bool {
+			if mass[top[i]] != mass[top[j]] {
+				return mass[top[i]] > mass[top[j]]
+			}
+			return top[i] < top[j]
+		})
+		if len(top) > s.GraphEntities {
+			if math.Abs(mass[top[s.GraphEntities-1]]-mass[top[s.GraphEntities]]) < 1e-6 {
+				t.Fatalf("%q: entities %d and %d tie at the cut; the fixture cannot tell them apart", tc.raw, top[s.GraphEntities-1], top[s.GraphEntities])
+			}
+			top = top[:s.GraphEntities]
+		}
+		// Each gives its mass to its GraphMentions newest memories (highest ids).
 		want := map[int64]float64{}
-		for m, es := range mentions {
-			for _, e := range es {
-				if mass[e] > 0 {
-					want[m] += mass[e]
+		for _, e := range top {
+			var newest []int64
+			for m, es := range mentions {
+				if slices.Contains(es, e) {
+					newest = append(newest, m)
 				}
+			}
+			slices.Sort(newest)
+			slices.Reverse(newest)
+			for _, m := range newest[:min(len(newest), s.GraphMentions)] {
+				want[m] += mass[e]
 			}
 		}
 		if len(want) < 5 {

@@ -249,8 +249,8 @@ graph_top AS MATERIALIZED (
   ORDER BY 2 DESC, n.id
   LIMIT @graph_entities::int
 ),
-graph_candidates AS MATERIALIZED (
-  SELECT DISTINCT mn.memory_id AS id
+graph_scored AS MATERIALIZED (
+  SELECT mn.memory_id AS id, g.id AS entity_id, g.mass
   FROM graph_top g
   CROSS JOIN LATERAL (
     SELECT mn.memory_id FROM recall.mentions mn
@@ -262,15 +262,6 @@ graph_candidates AS MATERIALIZED (
     SELECT 1 FROM recall.memories m
     WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
-),
-graph_scored AS MATERIALIZED (
-  SELECT c.id, mn.entity_id, g.mass[w.ord] AS mass
-  FROM graph_candidates c
-  JOIN recall.mentions mn ON mn.memory_id = c.id
-  CROSS JOIN graph_index gi
-  CROSS JOIN LATERAL (SELECT width_bucket(mn.entity_id, gi.ids) AS ord) w
-  CROSS JOIN graph_mass g
-  WHERE gi.ids[w.ord] = mn.entity_id
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
