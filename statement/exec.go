@@ -354,9 +354,9 @@ func scanCandidate(row pgx.CollectableRow) (Candidate, error) {
 	for l := range NumLanes {
 		dest = append(dest, &ranks[l], &scores[l])
 	}
-	dest = append(dest, &c.Direct, &c.RRF, &c.Score,
+	dest = append(dest, &c.Direct, &c.RRF, &c.Score, &c.LastAccessed, &c.AccessCount,
 		&c.ExternalID, &c.Kind, &c.Text, &c.Tags, &c.Metadata, &c.OccurredStart, &c.OccurredEnd,
-		&c.LastAccessed, &c.AccessCount, &c.SourceID, &c.SourceTitle, &c.SourceURI, &c.Entities)
+		&c.SourceID, &c.SourceTitle, &c.SourceURI, &c.Entities)
 	if err := row.Scan(dest...); err != nil {
 		return c, err
 	}
