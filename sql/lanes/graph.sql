@@ -8,9 +8,8 @@
 -- graph_iterations times from r = p, where p is uniform over the seeds, W spreads each
 -- node's mass over its edges in proportion to weight, and dangling(r) is the mass of the
 -- nodes without edges, which goes back to the seeds (in the SQL, W's columns of those nodes
--- are p, which is the same). Candidates are the newest
--- graph_mentions memories of each of the graph_entities entities with the most mass; a
--- candidate scores the summed mass of every walked entity it mentions.
+-- are p, which is the same). Each of the graph_entities entities with the most mass gives
+-- its mass to its newest graph_mentions memories; a memory scores the mass it receives.
 graph_named AS MATERIALIZED (
   SELECT id FROM mention_entities
 ),
