@@ -39,7 +39,9 @@ bm25_candidates AS MATERIALIZED (
     WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
 ),
-bm25_whole AS MATERIALIZED (
+-- Not materialized: the candidate test of bm25_parts runs in the scan of each list, and the
+-- postings of other memories are dropped there instead of being stored first.
+bm25_whole AS (
   SELECT q.term, p.memory_id, p.tf, p.doc_len
   FROM bm25_idf q
   CROSS JOIN visible_sets s

@@ -63,7 +63,7 @@ bm25_candidates AS MATERIALIZED (
     WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
 ),
-bm25_whole AS MATERIALIZED (
+bm25_whole AS (
   SELECT q.term, p.memory_id, p.tf, p.doc_len
   FROM bm25_idf q
   CROSS JOIN visible_sets s
