@@ -150,12 +150,12 @@ graph_scored AS MATERIALIZED (
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    -- Summed in entity order over one sort (a window processes rows in its ORDER BY), where
-    -- sum(... ORDER BY) sorts every candidate's rows apart.
-    SELECT DISTINCT ON (id) id,
-           sum(mass) OVER (PARTITION BY id ORDER BY entity_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+    -- The masses are float4 values (graph_mass), so a memory's sum of at most graph_entities
+    -- of them is exact in float8 unless they span a factor of more than 2^24: the order of
+    -- the additions, which the plan decides, does not change the score.
+    SELECT id, sum(mass) AS score
     FROM graph_scored
-    ORDER BY id
+    GROUP BY id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @graph_k::int

@@ -266,10 +266,9 @@ graph_scored AS MATERIALIZED (
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT DISTINCT ON (id) id,
-           sum(mass) OVER (PARTITION BY id ORDER BY entity_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+    SELECT id, sum(mass) AS score
     FROM graph_scored
-    ORDER BY id
+    GROUP BY id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @graph_k::int
