@@ -68,6 +68,9 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 		{"Bob Stone", "Bobby", "acme"}, {"Stone", "", "acme"}, {"Carol Diaz-Lopez", "", "acme"},
 		{"Acme Corporation", "ACME", "acme"}, {"Acme Corp", "", "acme"}, {"Zed", "", "acme"},
 		{"Bob Ston", "", "other"}, {"Alicia Martinez", "", "other"}, {"Acme Corporations", "", "other"},
+		// Long names, in the parts of the name index for 25-40 and over 40 trigrams.
+		{"Northern Valley River Commission", "", "acme"}, {"International Commission on Zoological Nomenclature", "", "acme"},
+		{"Northern Valley River Commissions", "", "other"},
 	}
 	titles := []namedRow{
 		{"Notes on Apple River", "", "acme"}, {"Notes on apple rivers", "", "acme"}, {"Apple", "", "acme"},
@@ -136,10 +139,14 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 	}
 
 	// The defaults, then fuzzy matching of long n-grams at a low floor, which reaches the
-	// titles of every trigram-count range (the title index is split by it).
+	// titles and names of every trigram-count range (their indexes are split by it).
 	wide := statement.DefaultSettings()
-	wide.TitleFuzzyWords, wide.TitleFloor = 16, 0.3
-	for _, s := range []statement.Settings{statement.DefaultSettings(), wide} {
+	wide.TitleFuzzyWords, wide.TitleFloor, wide.MentionFloor = 16, 0.3, 0.3
+	// At 0.5 the long mentions can only match names of 15 or more trigrams, which the probe
+	// reads from the parts of the name index for them.
+	mid := wide
+	mid.TitleFloor, mid.MentionFloor = 0.5, 0.5
+	for _, s := range []statement.Settings{statement.DefaultSettings(), wide, mid} {
 		checkNames(t, db, s, ents, titles, mentionsOf, memOfEntity, memOfTitle)
 	}
 
@@ -195,6 +202,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 		"In Q3 planning, pricing & packaging, what did we decide about pricing?",
 		"AB testing of the annual report of the river commission on apple orchards in the northern valley",
 		"Did Bob Stone carve the stone?",
+		"what did the northern valley river commision tell the international commission on zoologcal nomenclature?",
 		"nothing here matches",
 	}
 	for _, raw := range queries {
