@@ -56,13 +56,17 @@ graph_index AS MATERIALIZED (
   FROM graph_nodes
 ),
 -- The visible relations between walked entities, as (source place, target place, weight).
+-- The relations into walked entities are read by index; whether the source was walked is a
+-- binary search too (src_id = ANY (ids) compares with every id).
 graph_pairs AS MATERIALIZED (
-  SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w
+  SELECT x.s, x.d, x.w
   FROM graph_index gi
   CROSS JOIN LATERAL (
-    SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
-    WHERE r.src_id = ANY (gi.ids) AND r.dst_id = ANY (gi.ids)
-  ) r
+    SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w, r.src_id
+    FROM recall.relations r
+    WHERE r.dst_id = ANY (gi.ids)
+  ) x
+  WHERE gi.ids[x.s] = x.src_id
 ),
 -- Undirected: each relation is an edge both ways (a UNION ALL of the two readings; a LATERAL
 -- VALUES pair is a rescan per relation, which cost more than the index scan).

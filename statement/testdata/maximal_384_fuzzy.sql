@@ -190,12 +190,14 @@ graph_index AS MATERIALIZED (
   FROM graph_nodes
 ),
 graph_pairs AS MATERIALIZED (
-  SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w
+  SELECT x.s, x.d, x.w
   FROM graph_index gi
   CROSS JOIN LATERAL (
-    SELECT r.src_id, r.dst_id, r.weight FROM recall.relations r
-    WHERE r.src_id = ANY (gi.ids) AND r.dst_id = ANY (gi.ids)
-  ) r
+    SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w, r.src_id
+    FROM recall.relations r
+    WHERE r.dst_id = ANY (gi.ids)
+  ) x
+  WHERE gi.ids[x.s] = x.src_id
 ),
 graph_edges AS MATERIALIZED (
   SELECT x.src, x.dst, x.w / sum(x.w) OVER (PARTITION BY x.src) AS wn
