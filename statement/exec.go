@@ -54,8 +54,8 @@ type Settings struct {
 	GraphFrontier   int     // most entities in the walk
 	GraphDegree     int     // heaviest edges kept per entity
 	GraphSeedHits   int     // vector hits whose entities seed the walk when the query names none
-	GraphEntities   int     // entities with the most mass whose memories are candidates
-	GraphMentions   int     // newest memories read per such entity (0: all)
+	GraphEntities   int     // entities with the most mass that score memories
+	GraphMentions   int     // newest memories each of them gives its mass to (0: all)
 
 	TemporalK     int     // temporal lane depth
 	TemporalScale float64 // seconds: score 1 / (1 + gap / scale)
