@@ -208,6 +208,9 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 		{"nodea and nodep", []int{0, 15}, 2, 0, 20, 0.85, 0, 0},
 		// The frontier cuts the walk: the nearest visible entities, by (depth, id).
 		{"nodea and nodeg", []int{0, 6}, 3, 7, 50, 0.7, 0, 0},
+		// The levels up to depth 1 hold 7 visible entities: with a frontier of 7 the walk
+		// stops there, with 8 it must read depth 2 for the eighth.
+		{"nodea and nodeg", []int{0, 6}, 3, 8, 50, 0.7, 0, 0},
 		// Only the entities of most mass give it, each to its newest memories.
 		{"tell me about nodea", []int{0}, 2, 0, 20, 0.85, 4, 0},
 		{"nodea and nodeg", []int{0, 6}, 3, 0, 50, 0.7, 5, 1},

@@ -21,17 +21,33 @@ graph_seeds AS MATERIALIZED (
   JOIN recall.mentions mn ON mn.memory_id = v.id
   WHERE NOT EXISTS (SELECT 1 FROM graph_named)
 ),
-graph_walk (id, depth) AS (
-  SELECT id, 0 FROM graph_seeds
-  UNION
-  SELECT nb.id, w.depth + 1
+-- The walk goes level by level: each level is the entities one visible relation away from
+-- the previous level that no earlier level holds (so each entity has its least depth), read
+-- for the whole level at once. It stops after graph_hops levels, or as soon as the levels so
+-- far hold graph_frontier visible entities: the frontier below keeps the nearest ones, so a
+-- deeper level could not enter it. A seed that is a hub (thousands of neighbours) thus costs
+-- one level, not the relations of every neighbour.
+graph_walk (depth, ids, seen) AS (
+  SELECT 0, a.ids, a.ids
+  FROM (SELECT coalesce(array_agg(id ORDER BY id), '{}') AS ids FROM graph_seeds) a
+  UNION ALL
+  SELECT w.depth + 1, nx.ids, w.seen || nx.ids
   FROM graph_walk w
   CROSS JOIN LATERAL (
-    SELECT r.dst_id AS id FROM recall.relations r WHERE r.src_id = w.id
-    UNION ALL
-    SELECT r.src_id FROM recall.relations r WHERE r.dst_id = w.id
-  ) nb
-  WHERE w.depth < @graph_hops::int
+    SELECT coalesce(array_agg(n.id ORDER BY n.id), '{}') AS ids
+    FROM (
+      SELECT r.dst_id AS id FROM recall.relations r WHERE r.src_id = ANY (w.ids)
+      UNION
+      SELECT r.src_id FROM recall.relations r WHERE r.dst_id = ANY (w.ids)
+      EXCEPT
+      SELECT unnest(w.seen)
+    ) n
+  ) nx
+  WHERE w.depth < @graph_hops::int AND cardinality(w.ids) > 0
+    AND (SELECT count(*) FROM (
+          SELECT 1 FROM unnest(w.seen) AS s(id)
+          WHERE (SELECT true FROM recall.entities e WHERE e.id = s.id)
+          LIMIT @graph_frontier::int) v) < @graph_frontier::int
 ),
 -- The walk keeps the graph_frontier nearest visible entities. Each walked entity, in (depth,
 -- id) order, is checked by one key probe (a scalar subquery, so a per-row subplan) as the
@@ -41,7 +57,7 @@ graph_nodes AS MATERIALIZED (
   SELECT row_number() OVER (ORDER BY x.id)::int AS ord, x.id, x.depth = 0 AS seed
   FROM (
     SELECT w.id, w.depth
-    FROM (SELECT id, min(depth) AS depth FROM graph_walk GROUP BY id ORDER BY 2, 1 OFFSET 0) w
+    FROM (SELECT u.id, g.depth FROM graph_walk g CROSS JOIN LATERAL unnest(g.ids) AS u(id) ORDER BY 2, 1 OFFSET 0) w
     WHERE (SELECT true FROM recall.entities e WHERE e.id = w.id)
     ORDER BY w.depth, w.id
     LIMIT @graph_frontier::int
