@@ -64,7 +64,7 @@ bm25_candidates AS MATERIALIZED (
             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
 ),
 bm25_whole AS (
-  SELECT q.term, p.memory_id, p.tf, p.doc_len
+  SELECT q.term, q.idf, p.memory_id, p.tf, p.doc_len
   FROM bm25_idf q
   CROSS JOIN visible_sets s
   CROSS JOIN LATERAL (
@@ -74,11 +74,11 @@ bm25_whole AS (
   WHERE q.whole
 ),
 bm25_parts AS (
-  SELECT w.memory_id AS id, w.term, w.tf, w.doc_len
+  SELECT w.memory_id AS id, w.term, w.idf, w.tf, w.doc_len
   FROM bm25_whole w
   WHERE (w.memory_id IN (SELECT id FROM bm25_candidates)) IS TRUE
   UNION ALL
-  SELECT c.id, q.term, p.tf, p.doc_len
+  SELECT c.id, q.term, q.idf, p.tf, p.doc_len
   FROM bm25_candidates c
   CROSS JOIN bm25_idf q
   CROSS JOIN LATERAL (
@@ -92,11 +92,10 @@ bm25_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
     SELECT DISTINCT ON (b.id) b.id,
-           sum(q.idf * b.tf * (@bm25_k1::float8 + 1)
+           sum(b.idf * b.tf * (@bm25_k1::float8 + 1)
                / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl)))
              OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
     FROM bm25_parts b
-    JOIN bm25_idf q ON q.term = b.term
     CROSS JOIN visible_stats s
     ORDER BY b.id
   ) x
