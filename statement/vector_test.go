@@ -192,3 +192,27 @@ func ran(t *testing.T, plan string, hnsw bool) bool {
 	t.Fatalf("no one-time filter of the hnsw=%v branch in the plan:\n%s", hnsw, plan)
 	return false
 }
+
+// TestEmbeddingsStoredInline: a memory's embedding, text and lexemes stay in its row
+// (migration 00020), even at 1024 dimensions (4 kB), so reading them costs no TOAST probe.
+// With pgvector's default storage the rows below put their embeddings out of line.
+func TestEmbeddingsStoredInline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	if _, err := db.Owner.Exec(ctx, `
+		INSERT INTO recall.memories (external_id, scopes, text, embedding)
+		SELECT 'm' || i, '{acme}', repeat('words of memory ' || i || ' ', 20),
+		       (SELECT array_agg(sin(i * 1000 + d))::vector FROM generate_series(1, 1024) AS d)
+		FROM generate_series(1, 20) AS i`); err != nil {
+		t.Fatal(err)
+	}
+	// The TOAST relation's size: the owner may not read pg_toast, but sizes are public.
+	var chunks int64
+	if err := db.Owner.QueryRow(ctx, `SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'recall.memories'::regclass`).Scan(&chunks); err != nil {
+		t.Fatal(err)
+	}
+	if chunks != 0 {
+		t.Fatalf("the TOAST relation holds %d bytes for 20 memories: embeddings were moved out of their rows", chunks)
+	}
+}
