@@ -122,7 +122,6 @@ func TestVectorBranches(t *testing.T) {
 			if hnsw || !byKey {
 				t.Fatalf("%s: want only the exact branch to run (HNSW ran %v, exact ran %v):\n%s", name, hnsw, byKey, plan)
 			}
-
 		} else if !hnsw || byKey {
 			t.Fatalf("%s: want only the HNSW branch to run (HNSW ran %v, exact ran %v):\n%s", name, hnsw, byKey, plan)
 		}
@@ -208,11 +207,11 @@ func TestEmbeddingsStoredInline(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The TOAST relation's size: the owner may not read pg_toast, but sizes are public.
-	var chunks int64
-	if err := db.Owner.QueryRow(ctx, `SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'recall.memories'::regclass`).Scan(&chunks); err != nil {
+	var toastBytes int64
+	if err := db.Owner.QueryRow(ctx, `SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'recall.memories'::regclass`).Scan(&toastBytes); err != nil {
 		t.Fatal(err)
 	}
-	if chunks != 0 {
-		t.Fatalf("the TOAST relation holds %d bytes for 20 memories: embeddings were moved out of their rows", chunks)
+	if toastBytes != 0 {
+		t.Fatalf("the TOAST relation holds %d bytes for 20 memories: embeddings were moved out of their rows", toastBytes)
 	}
 }
