@@ -2,6 +2,7 @@ package statement_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -46,6 +47,25 @@ func benchCorpus(b testing.TB) (*synth.Corpus, *testdb.DB) {
 	return c, db
 }
 
+// benchSettings are the default settings with the fields of the JSON object in
+// RECALL_BENCH_SETTINGS (Settings field names, e.g. {"TitleFuzzyWords": 2}) set on top.
+func benchSettings(b *testing.B) statement.Settings {
+	s := statement.DefaultSettings()
+	v := os.Getenv("RECALL_BENCH_SETTINGS")
+	if v == "" {
+		return s
+	}
+	dec := json.NewDecoder(strings.NewReader(v))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		b.Fatalf("RECALL_BENCH_SETTINGS: %v", err)
+	}
+	if err := s.Validate(); err != nil {
+		b.Fatalf("RECALL_BENCH_SETTINGS: %v", err)
+	}
+	return s
+}
+
 func benchQuery(c *synth.Corpus, i int) statement.Query {
 	q := c.Query(i)
 	day := synth.Base.Add(time.Duration(i%700) * 24 * time.Hour)
@@ -65,10 +85,12 @@ func percentiles(b *testing.B, lat []time.Duration, prefix string) float64 {
 }
 
 // BenchmarkMaximal runs the maximal statement for a caller of the big scope (99% of rows)
-// and of the small one (1%), and each lane alone, reporting p50 and p95.
+// and of the small one (1%), and each lane alone, reporting p50 and p95. RECALL_BENCH_PLANS,
+// a comma-separated list of plan names (statement.ParsePlan: "maximal", "bm25", "-title",
+// "vector+bm25"), runs those plans for the big scope instead.
 func BenchmarkMaximal(b *testing.B) {
 	c, db := benchCorpus(b)
-	s := statement.DefaultSettings()
+	s := benchSettings(b)
 	type arm struct {
 		plan  statement.Plan
 		scope string
@@ -76,6 +98,16 @@ func BenchmarkMaximal(b *testing.B) {
 	arms := []arm{{statement.Maximal, synth.BigScope}, {statement.Maximal, synth.SmallScope}}
 	for l := range statement.Lane(statement.NumLanes) {
 		arms = append(arms, arm{statement.Only(l), synth.BigScope})
+	}
+	if v := os.Getenv("RECALL_BENCH_PLANS"); v != "" {
+		arms = nil
+		for _, name := range strings.Split(v, ",") {
+			p, err := statement.ParsePlan(strings.TrimSpace(name))
+			if err != nil {
+				b.Fatalf("RECALL_BENCH_PLANS: %v", err)
+			}
+			arms = append(arms, arm{p, synth.BigScope})
+		}
 	}
 	for _, a := range arms {
 		st, err := statement.Build(statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: a.plan})
@@ -114,7 +146,7 @@ var stageRE = regexp.MustCompile(`(?m)^([a-z0-9_]+)(?: \([a-z0-9_, ]+\))? AS (?:
 // 100k memories made the graph lane look 60% slower than it runs).
 func BenchmarkStages(b *testing.B) {
 	c, db := benchCorpus(b)
-	s := statement.DefaultSettings()
+	s := benchSettings(b)
 	st, err := statement.Build(statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal})
 	if err != nil {
 		b.Fatal(err)
@@ -153,7 +185,7 @@ func BenchmarkStages(b *testing.B) {
 // Go, and reports both latencies and their ratio (separate / single).
 func BenchmarkSingleVsSeparate(b *testing.B) {
 	c, db := benchCorpus(b)
-	s := statement.DefaultSettings()
+	s := benchSettings(b)
 	shape := statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal}
 	single, err := statement.Build(shape)
 	if err != nil {
