@@ -190,7 +190,8 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s := statement.DefaultSettings()
+	def := statement.DefaultSettings()
+	s := def
 	s.K, s.GraphK = 100, 100
 	for _, tc := range []struct {
 		raw      string
@@ -216,11 +217,11 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 		{"nodea and nodeg", []int{0, 6}, 3, 0, 50, 0.7, 5, 1},
 	} {
 		s.GraphHops, s.GraphIterations, s.GraphDamping = tc.hops, tc.iters, tc.d
-		s.GraphFrontier = statement.DefaultSettings().GraphFrontier
+		s.GraphFrontier = def.GraphFrontier
 		if tc.frontier > 0 {
 			s.GraphFrontier = tc.frontier
 		}
-		s.GraphEntities, s.GraphMentions = statement.DefaultSettings().GraphEntities, statement.DefaultSettings().GraphMentions
+		s.GraphEntities, s.GraphMentions = def.GraphEntities, def.GraphMentions
 		if tc.entities > 0 {
 			s.GraphEntities = tc.entities
 		}
