@@ -82,6 +82,11 @@ eval-scifact: ## The plan study on BEIR SciFact (SCIFACT=dir), written to eval/r
 	RECALL_DATABASE_URL="$$url" $(BIN)/aizk-eval plans --dataset $(SCIFACT) \
 		--json eval/results/scifact.json --report eval/results/scifact.md
 
+.PHONY: schema
+schema: ## Write sql/schema.sql anew from a freshly migrated database (after a migration or function file changed).
+	@url=$$(scripts/db.sh start); \
+	RECALL_UPDATE_SCHEMA=1 TEST_DATABASE_URL="$$url" $(GO) test -count=1 -run '^TestSchemaFile$$' ./migrations
+
 .PHONY: lint
 lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml).
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }

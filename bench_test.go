@@ -11,10 +11,10 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
-	"github.com/recall-engine/recall/internal/modeltest"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/ortrun"
-	"github.com/recall-engine/recall/internal/synth"
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/synth"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/rerank"
 	rerankonnx "github.com/recall-engine/recall/rerank/onnx"
 )

@@ -18,7 +18,7 @@ import (
 	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/rerank"
-	recallsql "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/sql"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -79,7 +79,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	var unsafe bool
 	var role string
-	if err := cfg.Pool.QueryRow(ctx, recallsql.RoleCheck).Scan(&unsafe, &role); err != nil {
+	if err := cfg.Pool.QueryRow(ctx, sqltext.RoleCheck).Scan(&unsafe, &role); err != nil {
 		return nil, fmt.Errorf("recall: checking the pool's role (are the migrations applied?): %w", err)
 	}
 	if unsafe {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
 // Recall answers a question with the evidence that fits a token budget; each item says which

@@ -18,7 +18,7 @@ import (
 	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/embed"
 	embedonnx "github.com/recall-engine/recall/embed/onnx"
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 	rerankonnx "github.com/recall-engine/recall/rerank/onnx"
 	"github.com/recall-engine/recall/statement"
 )

@@ -18,7 +18,7 @@ import (
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/extract"
 	"github.com/recall-engine/recall/internal/scope"
-	recallsql "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/sql"
 )
 
 // Batch is one transactional write: everything in it lands, or nothing does. Rows are
@@ -123,7 +123,7 @@ const (
 var kinds = []string{"world", "experience", "observation", "summary"}
 
 func writeSQL(name string) string {
-	b, err := recallsql.Write.ReadFile("write/" + name + ".sql")
+	b, err := sqltext.Write.ReadFile("write/" + name + ".sql")
 	if err != nil {
 		panic("recall: missing write statement " + name) // embedded at build time
 	}

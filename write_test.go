@@ -11,7 +11,7 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
 )
 

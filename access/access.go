@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/internal/scope"
-	recallsql "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/sql"
 )
 
 // Recorder stamps accesses through a pool that connects as the runtime role; with a read
@@ -53,14 +53,20 @@ func (r *Recorder) Record(ctx context.Context, read, write []string, ids []int64
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	// The bound is on the recording, not on the wait for a connection of a busy pool.
+	conn, err := r.pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("access: record %d memories: %w", len(ids), err)
+	}
+	defer conn.Release()
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	var n int64
-	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, recallsql.RecordAccess, pgx.StrictNamedArgs{"ids": ids, "at": at})
+		tag, err := tx.Exec(ctx, sqltext.RecordAccess, pgx.StrictNamedArgs{"ids": ids, "at": at})
 		n = tag.RowsAffected()
 		return err
 	})

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-engine/recall/access"
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
 type bundle struct {
@@ -118,6 +118,11 @@ func TestRecordConcurrent(t *testing.T) {
 	b := setup(t, 20)
 	ctx := context.Background()
 	pool := b.ids["{a}"]
+	// Sixteen writers on the same rows queue on their locks, and under a loaded machine a
+	// recording can wait longer than DefaultTimeout for them. What this test checks is exact
+	// counts and no deadlock (Postgres reports one as an error within deadlock_timeout, 1 s),
+	// not speed: give each recording a bound no load reaches.
+	b.rec = access.New(b.db.Runtime, 5*time.Minute)
 	const workers, rounds = 16, 60
 	var wg sync.WaitGroup
 	want := map[int64]int64{}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/recall-engine/recall/embed"
-	"github.com/recall-engine/recall/internal/modeltest"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 )
 
 func TestHashingConformance(t *testing.T) {

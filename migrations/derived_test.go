@@ -9,7 +9,7 @@ import (
 
 	"github.com/pgvector/pgvector-go"
 
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
 // TestEnsureVectorIndex: one partial HNSW index per dimension, created on demand by the

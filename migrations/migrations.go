@@ -1,22 +1,31 @@
 // Package migrations holds recall's schema as goose migrations, embedded in the binary, and
 // applies them through goose's Provider API with a Postgres session lock, so concurrent
-// migrators (several CI jobs, several engine replicas) never interleave.
+// migrators (several CI jobs, several engine replicas) never interleave. Up then applies the
+// function files of package sqltext (sql/): the database functions, their triggers and the
+// probes' indexes, which are defined once, in those files, and re-applied when they change.
+//
+// The migrations are a baseline (00001) and, from the first tagged release on, the changes
+// after it, append-only. sql/schema.sql shows the schema they build.
 //
 // Run migrations as the owner role (recall_owner in the development server), never as
 // recall_runtime: the runtime role has no DDL rights by design.
 package migrations
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+
+	"github.com/recall-engine/recall/sql"
 )
 
 // FS holds the SQL migrations, named NNNNN_topic.sql.
@@ -28,7 +37,8 @@ var FS embed.FS
 const VersionTable = "recall_schema_version"
 
 // NewProvider returns a goose Provider over FS for db, locked with a Postgres advisory
-// session lock.
+// session lock. Its Up applies the migrations only: use Up, which applies the function files
+// too.
 func NewProvider(db *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
@@ -46,8 +56,41 @@ func NewProvider(db *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, err
 	return p, nil
 }
 
-// Hash returns a hex SHA-256 over the names and contents of all migrations. Two databases
-// migrated from the same hash have the same schema; the test harness keys templates on it.
+// ErrNewerDatabase is returned by Up for a database migrated further than this build's
+// migrations go: by a newer recall, or by a development build from before the baseline
+// (whose migrations 00002-00020 it replaced). Such a database must be migrated by the build
+// that made it, or recreated.
+var ErrNewerDatabase = errors.New("migrations: the database was migrated by another build of recall")
+
+// Result is what Up did: the migrations and the function files it applied.
+type Result struct {
+	Migrations []*goose.MigrationResult
+	Functions  []string
+}
+
+// Up applies every pending migration, then every function file that changed since it was
+// last applied (or whose functions were changed in the database by hand).
+func Up(ctx context.Context, db *sql.DB) (Result, error) {
+	p, err := NewProvider(db)
+	if err != nil {
+		return Result{}, err
+	}
+	sources := p.ListSources()
+	if v, err := p.GetDBVersion(ctx); err == nil && len(sources) > 0 && v > sources[len(sources)-1].Version {
+		return Result{}, fmt.Errorf("%w: the database is at version %d, this build knows up to %d",
+			ErrNewerDatabase, v, sources[len(sources)-1].Version)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return Result{Migrations: res}, err
+	}
+	fns, err := ApplyFunctions(ctx, db)
+	return Result{Migrations: res, Functions: fns}, err
+}
+
+// Hash returns a hex SHA-256 over the names and contents of all migrations and the rendered
+// function files. Two databases migrated from the same hash have the same schema; the test
+// harness keys templates on it.
 func Hash() string {
 	names, err := fs.Glob(FS, "*.sql")
 	if err != nil {
@@ -63,5 +106,17 @@ func Hash() string {
 		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
 		h.Write(b)
 	}
+	for _, f := range sqltext.FunctionFiles {
+		text, err := sqltext.Function(f)
+		if err != nil {
+			panic(err) // embedded templates, rendered by a test
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%s", f, len(text), text)
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+func fileHash(text string) string {
+	s := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(s[:])
 }

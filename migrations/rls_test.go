@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
 // visible is the documented read rule computed in Go: a row is visible when its scope set

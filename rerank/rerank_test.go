@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-engine/recall/internal/modeltest"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/rerank"
 )
 

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	recallsql "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/sql"
 
 	_ "embed"
 )
@@ -24,7 +24,7 @@ func Unpack(dir string) (string, error) {
 	files := map[string][]byte{
 		"scripts/db.sh":         dbScript,
 		"scripts/pg-install.sh": pgInstall,
-		"sql/roles.sql":         []byte(recallsql.Roles),
+		"sql/roles.sql":         []byte(sqltext.Roles),
 	}
 	for name, b := range files {
 		p := filepath.Join(dir, name)

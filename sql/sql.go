@@ -1,7 +1,10 @@
-// Package sql holds recall's SQL text that is not a migration: the cluster roles, the
-// fragments the recall statement is composed from, and the access recording statement. Go
-// code composes these fragments; it does not hold long SQL strings of its own. Import it under another name (recallsql).
-package sql
+// Package sqltext holds recall's SQL text that is not a migration: the cluster roles, the
+// fragments the recall statement is composed from (lanes/), the write path's and access
+// recording's statements (write/, access/), the database functions with their triggers and
+// probe indexes (the function files, applied by migrations.Up), and schema.sql, the current
+// schema as a reader would look it up. Go code composes these; it holds no long SQL of its
+// own. The package is named sqltext so that it never shadows database/sql.
+package sqltext // import "github.com/recall-engine/recall/sql"
 
 import "embed"
 
@@ -20,6 +23,12 @@ var RecordAccess string
 //go:embed engine/role.sql
 var RoleCheck string
 
+// Schema is the schema the migrations and function files build, as sql/schema.sql shows it
+// (generated: make schema; a test keeps it true).
+//
+//go:embed schema.sql
+var Schema string
+
 // Write holds the write path's statements (write/*.sql): upserts of sources, memories,
 // entities, mentions and relations, deletes, and entity resolution.
 //
@@ -30,3 +39,6 @@ var Write embed.FS
 //
 //go:embed lanes/*.sql
 var Lanes embed.FS
+
+//go:embed lanes/*.sql write/*.sql access/*.sql functions.tmpl
+var files embed.FS

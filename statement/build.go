@@ -11,10 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
-	recallsql "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/sql"
 )
 
 // MaxDim is the largest embedding dimension pgvector's HNSW indexes.
@@ -49,8 +47,10 @@ var (
 	bindRE = regexp.MustCompile(`(^|[^@<])@([a-z_][a-z0-9_]*)`)
 )
 
+// fragment reads sql/lanes/<name>.sql without its comments and fills its markers: {{dim}},
+// the embedding dimension, and {{filter}}, the recall.filter record of the filter binds.
 func fragment(name string, dim int) string {
-	b, err := recallsql.Lanes.ReadFile("lanes/" + name + ".sql")
+	b, err := sqltext.Lanes.ReadFile("lanes/" + name + ".sql")
 	if err != nil {
 		panic(fmt.Sprintf("statement: missing fragment %s: %v", name, err)) // embedded at build time
 	}
@@ -64,11 +64,25 @@ func fragment(name string, dim int) string {
 		out.WriteString(line)
 		out.WriteByte('\n')
 	}
-	return strings.ReplaceAll(strings.TrimRight(out.String(), "\n"), "{{dim}}", strconv.Itoa(dim))
+	return strings.NewReplacer("{{dim}}", strconv.Itoa(dim), "{{filter}}", filterRecord).Replace(strings.TrimRight(out.String(), "\n"))
 }
 
-// Build composes the statement for shape. It is deterministic: the same shape gives the same
-// text, byte for byte.
+// inputFragment is the WITH query of input in for shape.
+func inputFragment(in input, shape Shape) string {
+	switch {
+	case in == inVector && shape.Dim > 0:
+		return fragment("vector_hits", shape.Dim)
+	case in == inVector:
+		return "vector_hits AS (SELECT NULL::bigint AS id, NULL::float8 AS distance WHERE false)"
+	case shape.Fuzzy:
+		return fragment("mention_fuzzy", 0)
+	}
+	return fragment("mention_exact", 0)
+}
+
+// Build composes the statement for shape: the caller's scope sets and counts, the inputs the
+// plan's lanes share, each lane's fragment, then the fusion. It is deterministic: the same
+// shape gives the same text, byte for byte.
 func Build(shape Shape) (*Statement, error) {
 	if shape.Dim < 0 || shape.Dim > MaxDim {
 		return nil, fmt.Errorf("statement: dimension %d out of range 0..%d", shape.Dim, MaxDim)
@@ -80,39 +94,21 @@ func Build(shape Shape) (*Statement, error) {
 	if plan == 0 {
 		return nil, ErrEmptyPlan
 	}
-	lanes := plan.Lanes()
-
-	// The caller's scope sets and counts, shared by several lanes; a WITH query nothing reads
-	// is not run.
+	shape.Plan = plan
 	ctes := []string{fragment("visible", 0)}
-	if plan.Has(Vector) || plan.Has(Graph) {
-		if shape.Dim > 0 {
-			ctes = append(ctes, fragment("vector", shape.Dim))
-		} else {
-			ctes = append(ctes, "vector_hits AS (SELECT NULL::bigint AS id, NULL::float8 AS distance WHERE false)")
+	var needs [numInputs]bool
+	for _, l := range plan.Lanes() {
+		for _, in := range lanes[l].inputs {
+			needs[in] = true
 		}
 	}
-	if plan.Has(BM25) {
-		ctes = append(ctes, fragment("bm25", 0))
-	}
-	if plan.Has(Mention) || plan.Has(Graph) {
-		if shape.Fuzzy {
-			ctes = append(ctes, fragment("mention_fuzzy", 0))
-		} else {
-			ctes = append(ctes, fragment("mention_exact", 0))
+	for in := range numInputs {
+		if needs[in] {
+			ctes = append(ctes, inputFragment(in, shape))
 		}
 	}
-	if plan.Has(Mention) {
-		ctes = append(ctes, fragment("mention", 0))
-	}
-	if plan.Has(Title) {
-		ctes = append(ctes, fragment("title", 0))
-	}
-	if plan.Has(Graph) {
-		ctes = append(ctes, fragment("graph", 0))
-	}
-	if plan.Has(Temporal) {
-		ctes = append(ctes, fragment("temporal", 0))
+	for _, l := range plan.Lanes() {
+		ctes = append(ctes, fragment(lanes[l].name, shape.Dim))
 	}
 	ctes = append(ctes, fusion(plan))
 
@@ -129,16 +125,16 @@ func Build(shape Shape) (*Statement, error) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return &Statement{Shape: Shape{Dim: shape.Dim, Fuzzy: shape.Fuzzy, Plan: plan}, SQL: sql, Binds: names, Lanes: lanes}, nil
+	return &Statement{Shape: shape, SQL: sql, Binds: names, Lanes: plan.Lanes()}, nil
 }
 
 // fusion writes the candidates and fused_rrf CTEs: every lane's rows, one per (lane, memory),
-// then one row per memory with each lane's rank and score as columns (NULL for lanes not in
-// the plan, so every plan scans the same way; a trace reads this same statement), and
-// Reciprocal Rank Fusion, sum(weight / (rrf_k + rank)), added in lane order.
-// sql/lanes/fusion_tail.sql adds the recency and frequency terms. The pivot is one aggregate
-// over the union: LEFT JOINs of the lanes to their union were nested loops over CTE scans,
-// about 100k row visits per recall at 100k memories.
+// then one row per memory with every lane's rank and score (in lane order, NULL where the
+// lane did not return it or is not in the plan, so every plan scans the same way; a trace
+// reads this same statement), and Reciprocal Rank Fusion, sum(weight / (rrf_k + rank)),
+// added in lane order. sql/lanes/fusion_tail.sql adds the recency and frequency terms. The
+// pivot is one aggregate over the union: LEFT JOINs of the lanes to their union were nested
+// loops over CTE scans.
 func fusion(plan Plan) string {
 	var b strings.Builder
 	b.WriteString("candidates AS (\n")
@@ -147,62 +143,27 @@ func fusion(plan Plan) string {
 			b.WriteString("  UNION ALL\n")
 		}
 		direct := "false AS direct"
-		if l == Title {
+		if lanes[l].direct {
 			direct = "direct"
 		}
 		fmt.Fprintf(&b, "  SELECT %d AS lane, id, rank, score::float8 AS score, %s FROM %s_lane\n", l, direct, l)
 	}
-	b.WriteString("),\nfused_rrf AS (\n  SELECT x.*,\n    ")
-	for i, l := range plan.Lanes() {
-		if i > 0 {
-			b.WriteString("\n      + ")
+	var ranks, scores, rrf []string
+	for _, l := range Lanes() {
+		if !plan.Has(l) {
+			ranks, scores = append(ranks, "NULL"), append(scores, "NULL")
+			continue
 		}
-		fmt.Fprintf(&b, "coalesce(@w_%[1]s::float8 / (@rrf_k::float8 + x.%[1]s_rank), 0)", l)
+		ranks = append(ranks, fmt.Sprintf("x.%s_rank", l))
+		scores = append(scores, fmt.Sprintf("x.%s_score", l))
+		rrf = append(rrf, fmt.Sprintf("coalesce(@w_%[1]s::float8 / (@rrf_k::float8 + x.%[1]s_rank), 0)", l))
 	}
-	b.WriteString(" AS rrf\n  FROM (\n    SELECT id")
-	for l := range Lane(NumLanes) {
-		if plan.Has(l) {
-			fmt.Fprintf(&b, ",\n      max(rank) FILTER (WHERE lane = %[2]d) AS %[1]s_rank, max(score) FILTER (WHERE lane = %[2]d) AS %[1]s_score", l, l)
-		} else {
-			fmt.Fprintf(&b, ",\n      NULL::bigint AS %[1]s_rank, NULL::float8 AS %[1]s_score", l)
-		}
+	fmt.Fprintf(&b, "),\nfused_rrf AS (\n  SELECT x.id, x.direct,\n    ARRAY[%s]::bigint[] AS lane_ranks,\n    ARRAY[%s]::float8[] AS lane_scores,\n    %s AS rrf\n",
+		strings.Join(ranks, ", "), strings.Join(scores, ", "), strings.Join(rrf, "\n      + "))
+	b.WriteString("  FROM (\n    SELECT id")
+	for _, l := range plan.Lanes() {
+		fmt.Fprintf(&b, ",\n      max(rank) FILTER (WHERE lane = %[2]d) AS %[1]s_rank, max(score) FILTER (WHERE lane = %[2]d) AS %[1]s_score", l, l)
 	}
 	b.WriteString(",\n      bool_or(direct) AS direct\n    FROM candidates\n    GROUP BY id\n  ) x\n)")
 	return b.String()
 }
-
-// Cache builds each shape's statement once and hands the same one to every caller. Safe for
-// concurrent use; the zero value is ready.
-type Cache struct {
-	mu     sync.Mutex
-	m      map[Shape]*cacheEntry
-	builds atomic.Int64
-}
-
-type cacheEntry struct {
-	once sync.Once
-	st   *Statement
-	err  error
-}
-
-// Get returns the statement for shape, building it on first use.
-func (c *Cache) Get(shape Shape) (*Statement, error) {
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[Shape]*cacheEntry{}
-	}
-	e, ok := c.m[shape]
-	if !ok {
-		e = &cacheEntry{}
-		c.m[shape] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() {
-		c.builds.Add(1)
-		e.st, e.err = Build(shape)
-	})
-	return e.st, e.err
-}
-
-// Builds reports how many statements the cache has built.
-func (c *Cache) Builds() int64 { return c.builds.Load() }

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
 )
 

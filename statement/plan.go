@@ -1,42 +1,6 @@
 package statement
 
-import (
-	"fmt"
-	"strings"
-)
-
-// Lane is one retrieval lane of the recall statement.
-type Lane uint8
-
-// The lanes, in the order their columns appear in the statement's output.
-const (
-	Vector   Lane = iota // pgvector HNSW, cosine distance
-	BM25                 // Okapi BM25 with the caller's statistics
-	Mention              // memories mentioning entities the query names
-	Graph                // personalized PageRank over the entity graph
-	Temporal             // closeness to the query's time window
-	Title                // source titles the query names (direct sources)
-	NumLanes = 6
-)
-
-var laneNames = [NumLanes]string{"vector", "bm25", "mention", "graph", "temporal", "title"}
-
-func (l Lane) String() string {
-	if int(l) < NumLanes {
-		return laneNames[l]
-	}
-	return fmt.Sprintf("lane(%d)", uint8(l))
-}
-
-// ParseLane returns the lane named s.
-func ParseLane(s string) (Lane, error) {
-	for i, n := range laneNames {
-		if n == s {
-			return Lane(i), nil
-		}
-	}
-	return 0, fmt.Errorf("statement: unknown lane %q (lanes: %s)", s, strings.Join(laneNames[:], ", "))
-}
+import "strings"
 
 // Plan is the set of lanes a statement runs. Production always runs Maximal; narrower plans
 // exist for the eval plan study.

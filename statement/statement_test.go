@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
 )
 

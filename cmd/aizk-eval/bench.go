@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/recall-engine/recall/eval"
-	"github.com/recall-engine/recall/internal/cli"
-	"github.com/recall-engine/recall/internal/progress"
+	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/internal/command/progress"
 	"github.com/recall-engine/recall/statement"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/eval"
-	"github.com/recall-engine/recall/internal/cli"
-	"github.com/recall-engine/recall/internal/progress"
+	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/internal/command/progress"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -66,7 +66,7 @@ func (d datasetFlags) settings() (statement.Settings, error) {
 const defaultScope = "eval"
 
 // loadVersion changes when the same corpus and flags would be ingested differently.
-const loadVersion = "4"
+const loadVersion = "5"
 
 // dbName is the database of a dataset: a hash of the corpus and of every flag that changes
 // what is stored, so a changed corpus or mapping gets a fresh database and an unchanged one

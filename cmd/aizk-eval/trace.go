@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/statement"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 )
 
 // db: recall db start|stop|status|url — the embedded database.

@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/internal/progress"
+	"github.com/recall-engine/recall/internal/command/progress"
 )
 
 //go:embed demo/corpus.jsonl

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/internal/progress"
+	"github.com/recall-engine/recall/internal/command/progress"
 )
 
 // ingest: recall ingest FILE... [--scope S] [--format F] [--batch N] [--no-extract]

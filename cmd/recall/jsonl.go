@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 )
 
 // The JSONL formats recall ingests, one record per line:

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 )
 
 func main() {

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 
 	"github.com/recall-engine/recall/migrations"
+	"github.com/recall-engine/recall/sql"
 )
 
 // migrate: recall migrate up|down|status — goose migrations as the owner, under a Postgres
@@ -15,7 +16,8 @@ func (m *Main) migrate(ctx context.Context, args []string) error {
 	fs := m.Flags("migrate")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall migrate up|down|status\n\n"+
-			"up applies every pending migration; down rolls back the last one; status lists them.")
+			"up applies every pending migration and every changed function file (sql/); down rolls back\n"+
+			"the last migration; status lists them.")
 	}
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
@@ -60,6 +62,19 @@ func (m *Main) migrate(ctx context.Context, args []string) error {
 			when = "applied " + s.AppliedAt.Format("2006-01-02 15:04:05")
 		}
 		fmt.Fprintf(m.Stdout, "%-40s %s\n", s.Source.Path, when)
+	}
+	if len(st) > 0 && st[0].State != "applied" {
+		return nil // no schema yet: the function files have nowhere to be
+	}
+	drift, err := migrations.CheckFunctions(ctx, db)
+	if err != nil {
+		return err
+	}
+	for _, d := range drift {
+		fmt.Fprintf(m.Stdout, "%-40s %s (migrate up applies it)\n", "sql/"+d.File, d.Problem)
+	}
+	if len(drift) == 0 {
+		fmt.Fprintf(m.Stdout, "%-40s applied\n", fmt.Sprintf("function files (%d)", len(sqltext.FunctionFiles)))
 	}
 	return nil
 }

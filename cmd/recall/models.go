@@ -6,10 +6,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 
-	"github.com/recall-engine/recall/internal/hub"
-	"github.com/recall-engine/recall/internal/progress"
+	"github.com/recall-engine/recall/internal/command/hub"
+	"github.com/recall-engine/recall/internal/command/progress"
 )
 
 // models: recall models pull NAME --dir DIR [--hub URL] [--revision REV] [--onnx-file PATH]

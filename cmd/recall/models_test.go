@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/embed/onnx"

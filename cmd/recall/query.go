@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recall-engine/recall/internal/cli"
+	"github.com/recall-engine/recall/internal/command/cli"
 
 	"github.com/recall-engine/recall"
 )

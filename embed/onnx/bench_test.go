@@ -10,7 +10,7 @@ import (
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/embed/onnx"
 	"github.com/recall-engine/recall/internal/hf"
-	"github.com/recall-engine/recall/internal/modeltest"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/ortrun"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/recall-engine/recall/internal/scope"
-	"github.com/recall-engine/recall/internal/testdb"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
 // TestApply: the settings land as the exact arrays the policies read, JIT is off for the

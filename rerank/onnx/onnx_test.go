@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recall-engine/recall/internal/modeltest"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/ortrun"
 	"github.com/recall-engine/recall/rerank/onnx"
 )

@@ -7,10 +7,9 @@
 -- scored exactly over every query term, summed in term order so the score does not depend on
 -- the plan: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf + k1 (1 -
 -- b + b dl / avgdl)). A term the caller sees in at most bm25_whole memories is read whole
--- from the lookup index, which carries tf and doc_len (migration 00015), and joined to the
--- candidates; a more common term is probed once per candidate on (memory_id, term). At 100k
--- memories a 4-term query has about 1,100 candidates: 4,400 probes cost about 16 ms, reading
--- the four lists whole (3,080 postings) about 5 ms, with the same scores. Postings carry
+-- from the lookup index, which carries tf and doc_len, and joined to the
+-- candidates; a more common term is probed once per candidate on (memory_id, term) (same
+-- scores either way; reading a list whole is the cheaper of the two). Postings carry
 -- their memory's scopes, so they are visible exactly when it is: the memory itself is read
 -- only when filters are set (f_none false).
 bm25_terms_q AS MATERIALIZED (
@@ -36,8 +35,7 @@ bm25_candidates AS MATERIALIZED (
   ) p
   WHERE @f_none::bool OR EXISTS (
     SELECT 1 FROM recall.memories m
-    WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
+    WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}))
 ),
 -- Not materialized: the candidate test of bm25_parts runs in the scan of each list, and the
 -- postings of other memories are dropped there instead of being stored first.
@@ -55,7 +53,7 @@ bm25_parts AS (
   SELECT w.memory_id AS id, w.term, w.idf, w.tf, w.doc_len
   FROM bm25_whole w
   -- IS TRUE keeps Postgres from turning the IN into a join, which on a small corpus it
-  -- planned as a nested loop over both CTEs (27 ms at 10k memories): as a sublink it is
+  -- planned as a nested loop over both CTEs: as a sublink it is
   -- always a hashed subplan.
   WHERE (w.memory_id IN (SELECT id FROM bm25_candidates)) IS TRUE
   UNION ALL

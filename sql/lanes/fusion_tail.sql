@@ -1,6 +1,7 @@
--- The recency and frequency terms need every candidate's access row; the memory, its source
--- and its entity names are read only for the k kept.
-SELECT t.*,
+-- The statement's output, one row per fused candidate, scanned by column name
+-- (statement/candidate.go). The recency and frequency terms need every candidate's access
+-- row; the memory, its source and its entity names are read only for the k kept.
+SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
        m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
        m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
        ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id

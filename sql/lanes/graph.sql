@@ -106,11 +106,9 @@ graph_p AS MATERIALIZED (
 ),
 -- The iteration is a matrix-vector product. Row ord of W (the weights of the edges into
 -- node ord, by source) is a pgvector vector, so each step costs one inner product per node,
--- computed by pgvector in C, instead of a join and an aggregate over every edge. At 100k
--- memories the 20 steps (128 nodes, 1,236 edges) take 3.4 ms under EXPLAIN ANALYZE, where the
--- join form cost about 47 ms (the lane with 20 steps against 0), and the lane's p50 went from
--- 60.5 to 32 ms. The price is float4 precision (about 1e-7 relative), far below what
--- separates two ranks that matter.
+-- computed by pgvector in C, instead of a join and an aggregate over every edge (an order of
+-- magnitude faster: BENCHMARKS.md). The price is float4 precision (about 1e-7 relative), far
+-- below what separates two ranks that matter.
 graph_w AS MATERIALIZED (
   SELECT u.ord, max(u.p) AS p,
          (coalesce('{' || string_agg(u.src || ':' || u.wn, ',' ORDER BY u.src) FILTER (WHERE u.src IS NOT NULL) || '}', '{}')
@@ -151,7 +149,7 @@ graph_top AS MATERIALIZED (
 ),
 -- Each of the graph_entities entities gives its mass to its newest graph_mentions memories
 -- (as the mention lane's entities do), and a memory scores what it receives. A mention
--- carries its memory's scopes (a foreign key on both, migration 00014), so a visible mention
+-- carries its memory's scopes (a foreign key on both), so a visible mention
 -- names a visible memory: the memory is read only when filters are set.
 graph_scored AS MATERIALIZED (
   SELECT mn.memory_id AS id, g.id AS entity_id, g.mass
@@ -164,8 +162,7 @@ graph_scored AS MATERIALIZED (
   ) mn
   WHERE @f_none::bool OR EXISTS (
     SELECT 1 FROM recall.memories m
-    WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
+    WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}))
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score

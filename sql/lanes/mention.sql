@@ -23,12 +23,11 @@ mention_lane AS (
       ORDER BY mn.memory_id DESC
       LIMIT @mention_postings::int
     ) mn
-    -- A visible mention names a visible memory (they share scopes, migration 00014): the
+    -- A visible mention names a visible memory (they share scopes: the mentions table's key): the
     -- memory is read only when filters are set.
     WHERE @f_none::bool OR EXISTS (
       SELECT 1 FROM recall.memories m
-      WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
+      WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}))
     GROUP BY mn.memory_id
   ) x
   ORDER BY x.score DESC, x.id

@@ -1,6 +1,6 @@
 -- mention (exact): entities whose lowered name or alias is one of the query's mentions
 -- (qentities: the word n-grams of the raw query, lowered), found by recall.probe_entities
--- (an index probe; see migration 00008) and joined back under row security.
+-- (an index probe; see entity_probe.sql) and joined back under row security.
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim
   FROM recall.probe_entities(@qentities::text[], false, 1.0) p

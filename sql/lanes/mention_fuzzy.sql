@@ -1,6 +1,6 @@
 -- mention (fuzzy): also entities whose lowered name has trigram similarity >= mention_floor
 -- with one of the query's mentions (qentities: its word n-grams of up to four words), by
--- recall.probe_entities (one trigram index probe per mention; see migration 00008), joined
+-- recall.probe_entities (one trigram index probe per mention; see entity_probe.sql), joined
 -- back under row security. The best-matching mention_entities_k are kept.
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim

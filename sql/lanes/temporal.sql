@@ -9,16 +9,15 @@
 -- step and visible scope set, every row it reads visible) and stops a set's walk after
 -- temporal_k of its rows pass the filters or at the end of the slack: row security's
 -- predicate looks very selective to the planner whatever the caller's scopes, so a plain
--- ORDER BY ... LIMIT was planned as a bitmap read and sort of the whole slack range (4,500
--- rows, 22 ms at 100k memories), and one walk over every caller's memories read about a
--- hundred rows per step for a caller who sees 1% of them.
+-- ORDER BY ... LIMIT was planned as a bitmap read and sort of the whole slack range, and one
+-- walk over every caller's memories read about a hundred rows per step for a caller who sees
+-- 1% of them.
 temporal_fwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   SELECT s.scope_key, x.id, x.occurred_start, x.occurred_end, x.ok, x.ok::int
   FROM visible_sets s
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
-           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
       AND m.scope_key = s.scope_key
@@ -32,8 +31,7 @@ temporal_fwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   FROM temporal_fwd w
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
-           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}) AS ok
     FROM recall.memories m
     WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) > (w.occurred_start, w.id)
     ORDER BY m.occurred_start, m.id
@@ -52,8 +50,7 @@ temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   FROM visible_sets s
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
-           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
       AND m.scope_key = s.scope_key
@@ -67,8 +64,7 @@ temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   FROM temporal_bwd w
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
-           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}) AS ok
     FROM recall.memories m
     WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) < (w.occurred_start, w.id)
     ORDER BY m.occurred_start DESC, m.id DESC
@@ -83,8 +79,7 @@ temporal_long AS MATERIALIZED (
   WHERE (SELECT count(*) FROM temporal_bwd WHERE ok) < @temporal_k::int
     AND m.occurred_end >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
     AND m.occurred_start < @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
-    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})
   ORDER BY m.occurred_start DESC, m.id DESC
   LIMIT @temporal_k::int
 ),

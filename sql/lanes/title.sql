@@ -1,4 +1,4 @@
--- title: sources the raw query names, found by recall.probe_titles (see migration 00008 for
+-- title: sources the raw query names, found by recall.probe_titles (title_probe.sql gives
 -- the rule: a title whose key is a word n-gram of the query's, of up to title_exact_words
 -- words, is a direct source with similarity 1; a title with trigram similarity >= title_floor
 -- with an n-gram of up to title_fuzzy_words words is named approximately), joined back under
@@ -14,8 +14,7 @@ title_lane AS (
   SELECT m.id, row_number() OVER (ORDER BY t.sim DESC, m.id) AS rank, t.sim AS score, t.direct
   FROM title_sources t
   JOIN recall.memories m ON m.source_id = t.id
-  WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+  WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})
   ORDER BY t.sim DESC, m.id
   LIMIT @title_k::int
 )

@@ -1,40 +1,5 @@
--- vector: cosine distance to the query embedding, by one of two branches; a one-time filter
--- on n, the number of memories the caller sees (visible_stats), and N, all memories (the
--- planner's estimate in pg_class, which every role can read), runs exactly one of them.
--- Exact search costs about n row reads; HNSW under row security visits about k N / n rows
--- to find k visible ones. So:
--- * n^2 <= vector_exact_scale * N: exact search. The caller's memories are read by
---   scope-set key (one index probe per visible scope set) and every distance computed.
--- * Otherwise: pgvector HNSW. {{dim}} is the statement's embedding dimension; the expression and
---   predicate repeat the partial index's (recall.ensure_vector_index). The executor turns on
---   iterative index scans, so rows hidden by row security or filtered out do not starve the
---   lane: the scan goes on until vector_k rows pass. Its cost grows as the caller's share of
---   the memories shrinks, which is why small readers take the exact branch.
-vector_visible AS MATERIALIZED (
-  SELECT v.n ^ 2 <= @vector_exact_scale::float8 * greatest(c.reltuples, v.n, 1) AS exact
-  FROM visible_stats v
-  CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'recall.memories'::regclass) c
-),
-vector_hits AS MATERIALIZED (
-  (SELECT m.id, m.embedding::vector({{dim}}) <=> @qvec::vector({{dim}}) AS distance
-   FROM recall.memories m
-   WHERE NOT (SELECT exact FROM vector_visible)
-     AND vector_dims(m.embedding) = {{dim}}
-     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-           @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
-   ORDER BY m.embedding::vector({{dim}}) <=> @qvec::vector({{dim}})
-   LIMIT @vector_k::int)
-  UNION ALL
-  (SELECT m.id, m.embedding::vector({{dim}}) <=> @qvec::vector({{dim}}) AS distance
-   FROM visible_sets s
-   JOIN recall.memories m ON m.scope_key = s.scope_key
-   WHERE (SELECT exact FROM vector_visible)
-     AND vector_dims(m.embedding) = {{dim}}
-     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-           @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
-   ORDER BY 2, m.id
-   LIMIT @vector_k::int)
-),
+-- vector: the vector hits (vector_hits.sql) within vector_max_distance, nearest first; the
+-- score is the cosine similarity.
 vector_lane AS (
   SELECT id, row_number() OVER (ORDER BY distance, id) AS rank, 1 - distance AS score
   FROM vector_hits

@@ -17,8 +17,7 @@ vector_hits AS MATERIALIZED (
    FROM recall.memories m
    WHERE NOT (SELECT exact FROM vector_visible)
      AND vector_dims(m.embedding) = 384
-     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-           @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
    ORDER BY m.embedding::vector(384) <=> @qvec::vector(384)
    LIMIT @vector_k::int)
   UNION ALL
@@ -27,10 +26,16 @@ vector_hits AS MATERIALIZED (
    JOIN recall.memories m ON m.scope_key = s.scope_key
    WHERE (SELECT exact FROM vector_visible)
      AND vector_dims(m.embedding) = 384
-     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-           @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
    ORDER BY 2, m.id
    LIMIT @vector_k::int)
+),
+mention_entities AS MATERIALIZED (
+  SELECT e.id, p.sim
+  FROM recall.probe_entities(@qentities::text[], true, @mention_floor::float8) p
+  JOIN recall.entities e ON e.id = p.id
+  ORDER BY p.sim DESC, e.id
+  LIMIT @mention_entities_k::int
 ),
 vector_lane AS (
   SELECT id, row_number() OVER (ORDER BY distance, id) AS rank, 1 - distance AS score
@@ -60,8 +65,7 @@ bm25_candidates AS MATERIALIZED (
   ) p
   WHERE @f_none::bool OR EXISTS (
     SELECT 1 FROM recall.memories m
-    WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
+    WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter))
 ),
 bm25_whole AS (
   SELECT q.term, q.idf, p.memory_id, p.tf, p.doc_len
@@ -102,13 +106,6 @@ bm25_lane AS (
   ORDER BY x.score DESC, x.id
   LIMIT @bm25_k::int
 ),
-mention_entities AS MATERIALIZED (
-  SELECT e.id, p.sim
-  FROM recall.probe_entities(@qentities::text[], true, @mention_floor::float8) p
-  JOIN recall.entities e ON e.id = p.id
-  ORDER BY p.sim DESC, e.id
-  LIMIT @mention_entities_k::int
-),
 mention_weights AS MATERIALIZED (
   SELECT me.id, me.sim * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
   FROM mention_entities me
@@ -128,28 +125,11 @@ mention_lane AS (
     ) mn
     WHERE @f_none::bool OR EXISTS (
       SELECT 1 FROM recall.memories m
-      WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-              @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
+      WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter))
     GROUP BY mn.memory_id
   ) x
   ORDER BY x.score DESC, x.id
   LIMIT @mention_k::int
-),
-title_sources AS MATERIALIZED (
-  SELECT s.id, p.sim, p.direct
-  FROM recall.probe_titles(@qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8) p
-  JOIN recall.sources s ON s.id = p.id
-  ORDER BY p.sim DESC, s.id
-  LIMIT @title_sources_k::int
-),
-title_lane AS (
-  SELECT m.id, row_number() OVER (ORDER BY t.sim DESC, m.id) AS rank, t.sim AS score, t.direct
-  FROM title_sources t
-  JOIN recall.memories m ON m.source_id = t.id
-  WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
-  ORDER BY t.sim DESC, m.id
-  LIMIT @title_k::int
 ),
 graph_named AS MATERIALIZED (
   SELECT id FROM mention_entities
@@ -271,8 +251,7 @@ graph_scored AS MATERIALIZED (
   ) mn
   WHERE @f_none::bool OR EXISTS (
     SELECT 1 FROM recall.memories m
-    WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-            @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to))
+    WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter))
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
@@ -289,8 +268,7 @@ temporal_fwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   FROM visible_sets s
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
-           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
       AND m.scope_key = s.scope_key
@@ -304,8 +282,7 @@ temporal_fwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   FROM temporal_fwd w
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
-           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter) AS ok
     FROM recall.memories m
     WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) > (w.occurred_start, w.id)
     ORDER BY m.occurred_start, m.id
@@ -319,8 +296,7 @@ temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   FROM visible_sets s
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
-           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter) AS ok
     FROM recall.memories m
     WHERE @t_start::timestamptz IS NOT NULL
       AND m.scope_key = s.scope_key
@@ -334,8 +310,7 @@ temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   FROM temporal_bwd w
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
-           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-             @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to) AS ok
+           recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter) AS ok
     FROM recall.memories m
     WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) < (w.occurred_start, w.id)
     ORDER BY m.occurred_start DESC, m.id DESC
@@ -350,8 +325,7 @@ temporal_long AS MATERIALIZED (
   WHERE (SELECT count(*) FROM temporal_bwd WHERE ok) < @temporal_k::int
     AND m.occurred_end >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
     AND m.occurred_start < @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
-    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start,
-          @f_kinds, @f_tags, @f_tags_mode, @f_metadata, @f_from, @f_to)
+    AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
   ORDER BY m.occurred_start DESC, m.id DESC
   LIMIT @temporal_k::int
 ),
@@ -379,6 +353,21 @@ temporal_lane AS (
     LIMIT @temporal_k::int
   ) x
 ),
+title_sources AS MATERIALIZED (
+  SELECT s.id, p.sim, p.direct
+  FROM recall.probe_titles(@qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8) p
+  JOIN recall.sources s ON s.id = p.id
+  ORDER BY p.sim DESC, s.id
+  LIMIT @title_sources_k::int
+),
+title_lane AS (
+  SELECT m.id, row_number() OVER (ORDER BY t.sim DESC, m.id) AS rank, t.sim AS score, t.direct
+  FROM title_sources t
+  JOIN recall.memories m ON m.source_id = t.id
+  WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
+  ORDER BY t.sim DESC, m.id
+  LIMIT @title_k::int
+),
 candidates AS (
   SELECT 0 AS lane, id, rank, score::float8 AS score, false AS direct FROM vector_lane
   UNION ALL
@@ -393,7 +382,9 @@ candidates AS (
   SELECT 5 AS lane, id, rank, score::float8 AS score, direct FROM title_lane
 ),
 fused_rrf AS (
-  SELECT x.*,
+  SELECT x.id, x.direct,
+    ARRAY[x.vector_rank, x.bm25_rank, x.mention_rank, x.graph_rank, x.temporal_rank, x.title_rank]::bigint[] AS lane_ranks,
+    ARRAY[x.vector_score, x.bm25_score, x.mention_score, x.graph_score, x.temporal_score, x.title_score]::float8[] AS lane_scores,
     coalesce(@w_vector::float8 / (@rrf_k::float8 + x.vector_rank), 0)
       + coalesce(@w_bm25::float8 / (@rrf_k::float8 + x.bm25_rank), 0)
       + coalesce(@w_mention::float8 / (@rrf_k::float8 + x.mention_rank), 0)
@@ -413,7 +404,7 @@ fused_rrf AS (
     GROUP BY id
   ) x
 )
-SELECT t.*,
+SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
        m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
        m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
        ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id

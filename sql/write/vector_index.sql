@@ -1,18 +1,14 @@
--- Vector indexes for any embedding dimension.
---
--- memories.embedding is an untyped vector, so one table holds embeddings of any model. HNSW
--- needs a fixed dimension, so each dimension in use gets a partial expression index:
+-- Vector indexes for any embedding dimension. memories.embedding is an untyped vector, so one
+-- table holds embeddings of any model. HNSW needs a fixed dimension, so each dimension in use
+-- gets a partial expression index:
 --   memories_embedding_<dim>_hnsw ON ((embedding::vector(dim)) vector_cosine_ops)
 --   WHERE vector_dims(embedding) = dim
 -- and the recall statement (cached per dimension) repeats that expression and predicate so
--- the planner uses it. recall.ensure_vector_index(dim) creates the index when missing; the
--- engine calls it before it writes the first embedding of a dimension. It runs with the
--- owner's rights, takes only an integer, and serializes on an advisory lock.
--- On a large table, create the index ahead of time (it blocks writes while it builds).
-
--- +goose Up
--- +goose StatementBegin
-CREATE FUNCTION recall.ensure_vector_index(dim integer) RETURNS text
+-- the planner uses it. The engine calls this before it writes the first embedding of a
+-- dimension. It runs with the owner's rights, takes only an integer, and serializes on an
+-- advisory lock. On a large table, create the index ahead of time: it blocks writes while it
+-- builds.
+CREATE OR REPLACE FUNCTION recall.ensure_vector_index(dim integer) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   idx text;
@@ -35,21 +31,5 @@ BEGIN
   RETURN idx;
 END
 $$;
--- +goose StatementEnd
 REVOKE ALL ON FUNCTION recall.ensure_vector_index(integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION recall.ensure_vector_index(integer) TO recall_runtime;
-
--- +goose Down
--- +goose StatementBegin
-DO $$
-DECLARE
-  i record;
-BEGIN
-  FOR i IN SELECT indexname FROM pg_indexes
-           WHERE schemaname = 'recall' AND indexname LIKE 'memories\_embedding\_%\_hnsw' LOOP
-    EXECUTE format('DROP INDEX recall.%I', i.indexname);
-  END LOOP;
-END
-$$;
--- +goose StatementEnd
-DROP FUNCTION recall.ensure_vector_index(integer);

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-engine/recall/internal/hub"
+	"github.com/recall-engine/recall/internal/command/hub"
 )
 
 // fakeHub serves one repository in the hub's layout: the tree listing and resolve URLs with

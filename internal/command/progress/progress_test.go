@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recall-engine/recall/internal/progress"
+	"github.com/recall-engine/recall/internal/command/progress"
 )
 
 func TestPlainLines(t *testing.T) {

@@ -228,19 +228,18 @@ func (env Env) MigrateUp(ctx context.Context, dsn string, verbose bool) error {
 		return err
 	}
 	defer db.Close() //nolint:errcheck // closing a handle
-	p, err := migrations.NewProvider(db)
-	if err != nil {
-		return err
-	}
-	res, err := p.Up(ctx)
+	res, err := migrations.Up(ctx, db)
 	if err != nil {
 		return err
 	}
 	if verbose {
-		for _, r := range res {
+		for _, r := range res.Migrations {
 			fmt.Fprintf(env.Stdout, "applied %s (%v)\n", r.Source.Path, r.Duration.Round(1e6))
 		}
-		if len(res) == 0 {
+		for _, f := range res.Functions {
+			fmt.Fprintf(env.Stdout, "applied sql/%s\n", f)
+		}
+		if len(res.Migrations)+len(res.Functions) == 0 {
 			fmt.Fprintln(env.Stdout, "up to date")
 		}
 	}

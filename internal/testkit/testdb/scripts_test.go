@@ -17,7 +17,7 @@ func runDB(t *testing.T, dir string, env []string, args ...string) (string, erro
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	script, err := filepath.Abs("../../scripts/db.sh")
+	script, err := filepath.Abs("../../../scripts/db.sh")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ import (
 
 	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/migrations"
-	recallsql "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/sql"
 )
 
 // EnvURL names the environment variable holding the admin URL of the test server.
@@ -97,7 +97,7 @@ func connectAdmin() (*pgx.ConnConfig, error) {
 		return nil, fmt.Errorf("cannot reach the test server at %s:%d (%w); start it with 'make db'", cfg.Host, cfg.Port, err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, recallsql.Roles); err != nil {
+	if _, err := conn.Exec(ctx, sqltext.Roles); err != nil {
 		return nil, fmt.Errorf("creating roles on the test server: %w", err)
 	}
 	return cfg, nil
@@ -137,11 +137,7 @@ func withAdmin(ctx context.Context, admin *pgx.ConnConfig, database string, fn f
 func Migrate(ctx context.Context, admin *pgx.ConnConfig, database string) error {
 	db := stdlib.OpenDB(*roleConfig(admin, OwnerRole, database))
 	defer db.Close()
-	p, err := migrations.NewProvider(db)
-	if err != nil {
-		return err
-	}
-	_, err = p.Up(ctx)
+	_, err := migrations.Up(ctx, db)
 	return err
 }
 

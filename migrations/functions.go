@@ -1,0 +1,136 @@
+package migrations
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/recall-engine/recall/sql"
+)
+
+// Drift is a function file whose database state differs from the file: it was never
+// applied, the file changed since, or a function it defines has another body in the database.
+type Drift struct {
+	File    string
+	Problem string
+}
+
+// CheckFunctions compares the function files with the database: the hash recorded when each
+// was applied, and the body of each function it defines (pg_proc.prosrc). It changes nothing.
+func CheckFunctions(ctx context.Context, db *sql.DB) ([]Drift, error) { return check(ctx, db) }
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func check(ctx context.Context, db querier) ([]Drift, error) {
+	applied := map[string]string{}
+	rows, err := db.QueryContext(ctx, `SELECT file, sha256 FROM recall.function_files`)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: function files: %w", err)
+	}
+	for rows.Next() {
+		var f, h string
+		if err := rows.Scan(&f, &h); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		applied[f] = h
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	stored := map[string][]string{}
+	rows, err = db.QueryContext(ctx, `SELECT 'recall.' || p.proname, p.prosrc FROM pg_proc p
+		WHERE p.pronamespace = 'recall'::regnamespace`)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: function bodies: %w", err)
+	}
+	for rows.Next() {
+		var n, src string
+		if err := rows.Scan(&n, &src); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		stored[n] = append(stored[n], src)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	bodies, err := sqltext.FunctionBodies()
+	if err != nil {
+		return nil, err
+	}
+	var out []Drift
+	seen := map[string]bool{}
+	add := func(file, problem string) {
+		if !seen[file] {
+			seen[file] = true
+			out = append(out, Drift{File: file, Problem: problem})
+		}
+	}
+	for _, f := range sqltext.FunctionFiles {
+		text, err := sqltext.Function(f)
+		if err != nil {
+			return nil, err
+		}
+		switch h, ok := applied[f]; {
+		case !ok:
+			add(f, "never applied")
+		case h != fileHash(text):
+			add(f, "changed since it was applied")
+		}
+	}
+	for _, b := range bodies {
+		found := false
+		for _, src := range stored[b.Name] {
+			found = found || src == b.Body
+		}
+		if !found {
+			add(b.File, fmt.Sprintf("%s has another body in the database", b.Name))
+		}
+	}
+	return out, nil
+}
+
+// ApplyFunctions applies, in one transaction, every function file CheckFunctions reports,
+// in FunctionFiles order, and records their hashes. It returns the files it applied.
+func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	// One applier at a time; the others then find nothing to do.
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('recall.migrations.functions'))`); err != nil {
+		return nil, err
+	}
+	drift, err := check(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	todo := map[string]bool{}
+	for _, d := range drift {
+		todo[d.File] = true
+	}
+	var done []string
+	for _, f := range sqltext.FunctionFiles {
+		if !todo[f] {
+			continue
+		}
+		text, err := sqltext.Function(f)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, text); err != nil {
+			return nil, fmt.Errorf("migrations: function file sql/%s: %w", f, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO recall.function_files (file, sha256) VALUES ($1, $2)
+			ON CONFLICT (file) DO UPDATE SET sha256 = excluded.sha256, applied_at = now()`, f, fileHash(text)); err != nil {
+			return nil, err
+		}
+		done = append(done, f)
+	}
+	return done, tx.Commit()
+}

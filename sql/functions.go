@@ -1,0 +1,126 @@
+package sqltext
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"text/template"
+)
+
+// FunctionFiles are the files that define recall's database functions (and the triggers and
+// probe indexes that go with them), in the order migrations.Up applies them. Each is a Go
+// text/template over FunctionData and functions.tmpl, and every statement in it is repeatable
+// (CREATE OR REPLACE, IF NOT EXISTS, GRANT): applying a file again changes nothing.
+var FunctionFiles = []string{
+	"lanes/filter.sql",
+	"lanes/entity_probe.sql",
+	"lanes/title_probe.sql",
+	"write/lexemes.sql",
+	"write/bm25.sql",
+	"write/vector_index.sql",
+	"access/scopes.sql",
+}
+
+// A Band is one part of a trigram index split by the indexed text's distinct trigram count
+// T: Lo <= T <= Hi, no upper bound when Hi is 0. Similarity >= floor between a text of T and
+// an n-gram of G trigrams needs floor G <= T <= G / floor, so a probe reads only the parts
+// that bound reaches. The parts grow by about 1 / 0.6 (the title floor), so an n-gram reads
+// about two of them.
+type Band struct{ Lo, Hi int }
+
+// TitleBands and NameBands split the source title and entity name trigram indexes.
+var (
+	TitleBands = []Band{{1, 8}, {9, 14}, {15, 24}, {25, 40}, {41, 66}, {67, 110}, {111, 0}}
+	NameBands  = []Band{{1, 8}, {9, 14}, {15, 24}, {25, 40}, {41, 0}}
+)
+
+// Name is the band's part of its index name: "9_14", "111_up".
+func (b Band) Name() string {
+	if b.Hi == 0 {
+		return fmt.Sprintf("%d_up", b.Lo)
+	}
+	return fmt.Sprintf("%d_%d", b.Lo, b.Hi)
+}
+
+// Pred is the band's predicate on a trigram count, as the partial index and the probe write it.
+func (b Band) Pred() string {
+	switch {
+	case b.Hi == 0:
+		return fmt.Sprintf(">= %d", b.Lo)
+	case b.Lo <= 1:
+		return fmt.Sprintf("<= %d", b.Hi)
+	}
+	return fmt.Sprintf("BETWEEN %d AND %d", b.Lo, b.Hi)
+}
+
+// Reach is the probe's test that an n-gram of q.n trigrams can match a text of the band at
+// similarity floor (1e-9 absorbs rounding of floor * n).
+func (b Band) Reach() string {
+	var c []string
+	if b.Hi > 0 {
+		c = append(c, fmt.Sprintf("ceil(floor * q.n - 1e-9) <= %d", b.Hi))
+	}
+	if b.Lo > 1 {
+		c = append(c, fmt.Sprintf("floor(q.n / floor + 1e-9) >= %d", b.Lo))
+	}
+	return strings.Join(c, " AND ")
+}
+
+// FunctionData is what the function files are rendered with.
+type FunctionData struct {
+	TitleBands, NameBands []Band
+}
+
+type bandIndexes struct{ Like, Keep string }
+
+var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
+	// bandIndexes names the band indexes of prefix: a LIKE pattern for all of them and the
+	// list of those the bands keep.
+	"bandIndexes": func(prefix string, bands []Band) bandIndexes {
+		keep := make([]string, len(bands))
+		for i, b := range bands {
+			keep[i] = fmt.Sprintf("'%s_%s_idx'", prefix, b.Name())
+		}
+		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`, Keep: strings.Join(keep, ", ")}
+	},
+}).ParseFS(files, "functions.tmpl"))
+
+// Function returns function file name, rendered.
+func Function(name string) (string, error) {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		return "", fmt.Errorf("sqltext: function file %s: %w", name, err)
+	}
+	t, err := template.Must(tmpl.Clone()).New(name).Parse(string(b))
+	if err != nil {
+		return "", fmt.Errorf("sqltext: function file %s: %w", name, err)
+	}
+	var out strings.Builder
+	if err := t.Execute(&out, FunctionData{TitleBands: TitleBands, NameBands: NameBands}); err != nil {
+		return "", fmt.Errorf("sqltext: function file %s: %w", name, err)
+	}
+	return out.String(), nil
+}
+
+// A FunctionBody is one function a file defines, with its body as the server stores it
+// (pg_proc.prosrc: the text between the $$ delimiters).
+type FunctionBody struct {
+	File, Name, Body string
+}
+
+var bodyRE = regexp.MustCompile(`(?s)CREATE OR REPLACE FUNCTION (recall\.[a-z0-9_]+)\(.*?\bAS \$\$(.*?)\$\$`)
+
+// FunctionBodies lists the functions every function file defines.
+func FunctionBodies() ([]FunctionBody, error) {
+	var out []FunctionBody
+	for _, f := range FunctionFiles {
+		text, err := Function(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range bodyRE.FindAllStringSubmatch(text, -1) {
+			out = append(out, FunctionBody{File: f, Name: m[1], Body: m[2]})
+		}
+	}
+	return out, nil
+}

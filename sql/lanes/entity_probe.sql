@@ -1,0 +1,61 @@
+-- recall.probe_entities: the entities a query's mentions name (sql/lanes/mention_fuzzy.sql and
+-- mention_exact.sql), with the caller's visibility, as index probes.
+--
+-- Under row security a caller's own conditions may only be checked before the policy's when
+-- they are leakproof, so only leakproof operators become index conditions; pg_trgm's %, &&
+-- on arrays and lower() are not, and every match would scan the whole visible table. The probe
+-- runs as the owner (SECURITY DEFINER), so its conditions are index conditions, and applies
+-- the policies' read rule itself (scopes && read_scopes(): the caller's SET LOCAL scopes); the
+-- lanes join what it returns back to the tables under row security.
+--
+-- A mention names an entity exactly when it is the entity's lowered name or alias (the keys
+-- index), or fuzzily when its pg_trgm similarity with the lowered name is at least floor.
+-- Similarity >= floor bounds the name's distinct trigram count T by the mention's G:
+-- floor G <= T <= G / floor, so the name trigram index is split into parts by T (partial
+-- indexes, generated below from one list of bounds: sql/functions.go) and a mention probes
+-- only the parts its bound reaches. The fuzzy probes use the index at
+-- pg_trgm.similarity_threshold, which the engine sets with SET LOCAL to at most the floor;
+-- the floor itself is checked here. enable_seqscan is off inside: on small tables the
+-- planner prefers scans that evaluate a trigram function on every row, whose cost it does not
+-- count. PL/pgSQL with a generic plan cached per session (a SQL function is planned anew on
+-- every call).
+{{- range .NameBands}}
+CREATE INDEX IF NOT EXISTS entities_name_trgm_{{.Name}}_idx ON recall.entities USING gin (lower(name) gin_trgm_ops)
+  WITH (fastupdate = off) WHERE cardinality(show_trgm(lower(name))) {{.Pred}};
+{{- end}}
+{{template "drop_stale_bands" (bandIndexes "entities_name_trgm" .NameBands)}}
+
+CREATE OR REPLACE FUNCTION recall.probe_entities(mentions text[], fuzzy boolean, floor float8)
+RETURNS TABLE (id bigint, sim float8)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+ROWS 16
+AS $$
+BEGIN
+  RETURN QUERY
+  SELECT x.id, max(x.sim)
+  FROM (
+    SELECT e.id, 1.0::float8 AS sim
+    FROM recall.entities e
+    WHERE e.keys && mentions AND e.scopes && recall.read_scopes()
+    UNION ALL
+    SELECT p.id, p.sim
+    FROM unnest(mentions) AS g(mention)
+    CROSS JOIN LATERAL (SELECT cardinality(show_trgm(g.mention)) AS n) q
+    CROSS JOIN LATERAL (
+{{- range $i, $b := .NameBands}}{{if $i}}
+      UNION ALL{{end}}
+      SELECT e.id, similarity(lower(e.name), g.mention)::float8 AS sim
+      FROM recall.entities e
+      WHERE {{$b.Reach}}
+        AND cardinality(show_trgm(lower(e.name))) {{$b.Pred}}
+        AND lower(e.name) % g.mention AND e.scopes && recall.read_scopes()
+{{- end}}
+    ) p
+    WHERE fuzzy AND p.sim >= floor
+  ) x
+  GROUP BY x.id;
+END
+$$;
+{{template "trgm_search_path" "recall.probe_entities(text[], boolean, float8)"}}
+GRANT EXECUTE ON FUNCTION recall.probe_entities(text[], boolean, float8) TO recall_runtime;

@@ -1,0 +1,69 @@
+-- recall.probe_titles: the sources a query names (sql/lanes/title.sql), with the caller's
+-- visibility, as index probes; it runs as the owner and applies the read rule itself, as
+-- recall.probe_entities does (sql/lanes/entity_probe.sql says why).
+--
+-- A query names a source when a word n-gram of its title key (recall.title_key) of up to
+-- exact_words words is the title's key (a direct source, similarity 1), or, fuzzily, when an
+-- n-gram of up to fuzzy_words words has pg_trgm similarity >= floor with the lowered title.
+-- Titles are long, so a short n-gram's trigrams are found in many of them; similarity >= t
+-- implies that each side has at least t times the other's distinct trigrams, so the title
+-- trigram index is split into parts by the title's trigram count (generated below from one
+-- list of bounds: sql/functions.go), and an n-gram probes only the parts its bound reaches.
+-- The query's words are computed once (a materialized CTE): pulled up into the n-gram loop,
+-- title_key's regexp ran for every n-gram.
+{{- range .TitleBands}}
+CREATE INDEX IF NOT EXISTS sources_title_trgm_{{.Name}}_idx ON recall.sources USING gin (lower(title) gin_trgm_ops)
+  WITH (fastupdate = off) WHERE cardinality(show_trgm(lower(title))) {{.Pred}};
+{{- end}}
+{{template "drop_stale_bands" (bandIndexes "sources_title_trgm" .TitleBands)}}
+CREATE INDEX IF NOT EXISTS sources_title_key_idx ON recall.sources (recall.title_key(title));
+
+CREATE OR REPLACE FUNCTION recall.probe_titles(query text, exact_words int, fuzzy_words int, floor float8)
+RETURNS TABLE (id bigint, sim float8, direct boolean)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+ROWS 8
+AS $$
+BEGIN
+  RETURN QUERY
+  WITH words AS MATERIALIZED (
+    SELECT string_to_array(recall.title_key(query), ' ') AS a
+  ),
+  grams AS MATERIALIZED (
+    SELECT DISTINCT array_to_string(w.a[i:i + n - 1], ' ') AS g, n
+    FROM words w
+    CROSS JOIN generate_series(1, cardinality(w.a)) AS i
+    CROSS JOIN generate_series(1, exact_words) AS n
+    WHERE i + n - 1 <= cardinality(w.a)
+  )
+  SELECT x.id, max(x.sim), bool_or(x.direct)
+  FROM (
+    SELECT p.id, 1.0::float8 AS sim, true AS direct
+    FROM grams g
+    CROSS JOIN LATERAL (
+      SELECT s.id FROM recall.sources s
+      WHERE recall.title_key(s.title) = g.g AND s.scopes && recall.read_scopes()
+      OFFSET 0
+    ) p
+    WHERE length(g.g) >= 3
+    UNION ALL
+    SELECT p.id, p.sim, false
+    FROM grams g
+    CROSS JOIN LATERAL (SELECT cardinality(show_trgm(g.g)) AS n) q
+    CROSS JOIN LATERAL (
+{{- range $i, $b := .TitleBands}}{{if $i}}
+      UNION ALL{{end}}
+      SELECT s.id, similarity(lower(s.title), g.g)::float8 AS sim
+      FROM recall.sources s
+      WHERE {{$b.Reach}}
+        AND cardinality(show_trgm(lower(s.title))) {{$b.Pred}}
+        AND lower(s.title) % g.g AND s.scopes && recall.read_scopes()
+{{- end}}
+    ) p
+    WHERE g.n <= fuzzy_words AND p.sim >= floor
+  ) x
+  GROUP BY x.id;
+END
+$$;
+{{template "trgm_search_path" "recall.probe_titles(text, int, int, float8)"}}
+GRANT EXECUTE ON FUNCTION recall.probe_titles(text, int, int, float8) TO recall_runtime;

@@ -1,0 +1,364 @@
+-- recall's schema, as migrations.Up builds it: the migrations, then the function files.
+-- Generated from a migrated database by `make schema`; do not edit (a test compares them).
+-- Function bodies are not repeated here: each names the file that defines it.
+
+-- Functions
+-- FUNCTION recall.bm25_change(recall.memories[],integer) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
+-- FUNCTION recall.ensure_vector_index(integer) RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/vector_index.sql
+-- FUNCTION recall.entity_keys(text,text[]) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT
+--   body: migrations/00001_baseline.sql
+-- FUNCTION recall.is_scope_set(text[]) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT
+--   body: migrations/00001_baseline.sql
+-- FUNCTION recall.memories_bm25_delete() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
+-- FUNCTION recall.memories_bm25_insert() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
+-- FUNCTION recall.memories_bm25_update() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
+-- FUNCTION recall.memories_lexemes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/lexemes.sql
+-- FUNCTION recall.memories_scopes_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/access/scopes.sql
+-- FUNCTION recall.passes(text,text[],jsonb,timestamp with time zone,recall.filter) RETURNS boolean LANGUAGE sql IMMUTABLE
+--   body: sql/lanes/filter.sql
+-- FUNCTION recall.probe_entities(text[],boolean,double precision) RETURNS TABLE(id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 16 SET enable_seqscan=off SET plan_cache_mode=force_generic_plan SET search_path=pg_catalog, public, pg_temp
+--   body: sql/lanes/entity_probe.sql
+-- FUNCTION recall.probe_titles(text,integer,integer,double precision) RETURNS TABLE(id bigint, sim double precision, direct boolean) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 8 SET enable_seqscan=off SET plan_cache_mode=force_generic_plan SET search_path=pg_catalog, public, pg_temp
+--   body: sql/lanes/title_probe.sql
+-- FUNCTION recall.read_scopes() RETURNS text[] LANGUAGE sql STABLE
+--   body: migrations/00001_baseline.sql
+-- FUNCTION recall.scope_key(text[]) RETURNS text LANGUAGE sql IMMUTABLE STRICT
+--   body: migrations/00001_baseline.sql
+-- FUNCTION recall.sources_title_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/lexemes.sql
+-- FUNCTION recall.title_key(text) RETURNS text LANGUAGE sql IMMUTABLE
+--   body: migrations/00001_baseline.sql
+-- FUNCTION recall.write_scopes() RETURNS text[] LANGUAGE sql STABLE
+--   body: migrations/00001_baseline.sql
+
+-- Types
+CREATE TYPE recall.filter AS (
+  kinds text[],
+  tags text[],
+  tags_mode text,
+  metadata jsonb,
+  from_time timestamp with time zone,
+  to_time timestamp with time zone
+);
+
+-- Tables
+CREATE TABLE recall.bm25_corpus (
+  scopes text[] NOT NULL,
+  docs bigint NOT NULL,
+  total_len bigint NOT NULL,
+  CONSTRAINT bm25_corpus_pkey PRIMARY KEY (scopes),
+  CONSTRAINT bm25_corpus_docs_check CHECK ((docs >= 0)),
+  CONSTRAINT bm25_corpus_total_len_check CHECK ((total_len >= 0))
+);
+ALTER TABLE recall.bm25_corpus ENABLE ROW LEVEL SECURITY;
+GRANT SELECT ON recall.bm25_corpus TO recall_runtime;
+
+CREATE TABLE recall.bm25_postings (
+  memory_id bigint NOT NULL,
+  term text NOT NULL,
+  scopes text[] NOT NULL,
+  tf integer NOT NULL,
+  doc_len integer NOT NULL,
+  impact real NOT NULL,
+  scope_key text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED,
+  CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term) INCLUDE (tf, doc_len, scopes),
+  CONSTRAINT bm25_postings_doc_len_check CHECK ((doc_len > 0)),
+  CONSTRAINT bm25_postings_tf_check CHECK ((tf > 0))
+);
+ALTER TABLE recall.bm25_postings ENABLE ROW LEVEL SECURITY;
+GRANT SELECT ON recall.bm25_postings TO recall_runtime;
+
+CREATE TABLE recall.bm25_terms (
+  scopes text[] NOT NULL,
+  term text NOT NULL,
+  df bigint NOT NULL,
+  CONSTRAINT bm25_terms_pkey PRIMARY KEY (scopes, term),
+  CONSTRAINT bm25_terms_df_check CHECK ((df >= 0))
+);
+ALTER TABLE recall.bm25_terms ENABLE ROW LEVEL SECURITY;
+GRANT SELECT ON recall.bm25_terms TO recall_runtime;
+
+CREATE TABLE recall.entities (
+  id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  external_id text NOT NULL,
+  scopes text[] NOT NULL,
+  name text NOT NULL,
+  kind text DEFAULT ''::text NOT NULL,
+  aliases text[] DEFAULT '{}'::text[] NOT NULL,
+  metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  keys text[] GENERATED ALWAYS AS (recall.entity_keys(name, aliases)) STORED,
+  CONSTRAINT entities_pkey PRIMARY KEY (id),
+  CONSTRAINT entities_scopes_external_id_key UNIQUE (scopes, external_id),
+  CONSTRAINT entities_aliases_check CHECK ((array_position(aliases, NULL::text) IS NULL)),
+  CONSTRAINT entities_external_id_check CHECK (((length(external_id) >= 1) AND (length(external_id) <= 512))),
+  CONSTRAINT entities_metadata_check CHECK ((jsonb_typeof(metadata) = 'object'::text)),
+  CONSTRAINT entities_name_check CHECK (((length(name) >= 1) AND (length(name) <= 512))),
+  CONSTRAINT entities_scopes_check CHECK (recall.is_scope_set(scopes))
+);
+ALTER TABLE recall.entities ENABLE ROW LEVEL SECURITY;
+GRANT DELETE, INSERT, SELECT, UPDATE ON recall.entities TO recall_runtime;
+COMMENT ON TABLE recall.entities IS 'People, places, things the memories mention.';
+
+CREATE TABLE recall.function_files (
+  file text NOT NULL,
+  sha256 text NOT NULL,
+  applied_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT function_files_pkey PRIMARY KEY (file)
+);
+
+CREATE TABLE recall.memories (
+  id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  external_id text NOT NULL,
+  scopes text[] NOT NULL,
+  source_id bigint,
+  kind text DEFAULT 'world'::text NOT NULL,
+  text text NOT NULL,
+  embedding vector STORAGE MAIN,
+  lexemes tsvector DEFAULT ''::tsvector NOT NULL,
+  doc_len integer DEFAULT 0 NOT NULL,
+  occurred_start timestamp with time zone,
+  occurred_end timestamp with time zone,
+  mentioned_at timestamp with time zone,
+  tags text[] DEFAULT '{}'::text[] NOT NULL,
+  metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  scope_key text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED (n_distinct=-0.01),
+  CONSTRAINT memories_pkey PRIMARY KEY (id),
+  CONSTRAINT memories_id_scopes_key UNIQUE (id, scopes),
+  CONSTRAINT memories_scopes_external_id_key UNIQUE (scopes, external_id),
+  CONSTRAINT memories_source_id_fkey FOREIGN KEY (source_id) REFERENCES recall.sources(id) ON DELETE CASCADE,
+  CONSTRAINT memories_check CHECK (((occurred_end IS NULL) OR (occurred_start IS NULL) OR (occurred_end >= occurred_start))),
+  CONSTRAINT memories_doc_len_check CHECK ((doc_len >= 0)),
+  CONSTRAINT memories_external_id_check CHECK (((length(external_id) >= 1) AND (length(external_id) <= 512))),
+  CONSTRAINT memories_kind_check CHECK ((kind = ANY (ARRAY['world'::text, 'experience'::text, 'observation'::text, 'summary'::text]))),
+  CONSTRAINT memories_metadata_check CHECK ((jsonb_typeof(metadata) = 'object'::text)),
+  CONSTRAINT memories_scopes_check CHECK (recall.is_scope_set(scopes)),
+  CONSTRAINT memories_tags_check CHECK ((array_position(tags, NULL::text) IS NULL)),
+  CONSTRAINT memories_text_check CHECK (((length(text) >= 1) AND (length(text) <= 1000000)))
+) WITH (toast_tuple_target=8160);
+ALTER TABLE recall.memories ENABLE ROW LEVEL SECURITY;
+GRANT DELETE, INSERT, SELECT, UPDATE ON recall.memories TO recall_runtime;
+COMMENT ON TABLE recall.memories IS 'The recallable unit.';
+
+CREATE TABLE recall.memory_access (
+  memory_id bigint NOT NULL,
+  scopes text[] NOT NULL,
+  last_accessed timestamp with time zone NOT NULL,
+  access_count bigint NOT NULL,
+  CONSTRAINT memory_access_pkey PRIMARY KEY (memory_id),
+  CONSTRAINT memory_access_memory_id_fkey FOREIGN KEY (memory_id) REFERENCES recall.memories(id) ON DELETE CASCADE,
+  CONSTRAINT memory_access_access_count_check CHECK ((access_count > 0)),
+  CONSTRAINT memory_access_scopes_check CHECK (recall.is_scope_set(scopes))
+) WITH (fillfactor=70);
+ALTER TABLE recall.memory_access ENABLE ROW LEVEL SECURITY;
+GRANT DELETE, INSERT, SELECT, UPDATE ON recall.memory_access TO recall_runtime;
+COMMENT ON TABLE recall.memory_access IS 'When and how often each memory was packed into a recall.';
+
+CREATE TABLE recall.mentions (
+  memory_id bigint NOT NULL,
+  entity_id bigint NOT NULL,
+  scopes text[] NOT NULL,
+  CONSTRAINT mentions_pkey PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes),
+  CONSTRAINT mentions_entity_id_fkey FOREIGN KEY (entity_id) REFERENCES recall.entities(id) ON DELETE CASCADE,
+  CONSTRAINT mentions_memory_scopes_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON UPDATE CASCADE ON DELETE CASCADE,
+  CONSTRAINT mentions_scopes_check CHECK (recall.is_scope_set(scopes))
+);
+ALTER TABLE recall.mentions ENABLE ROW LEVEL SECURITY;
+GRANT DELETE, INSERT, SELECT, UPDATE ON recall.mentions TO recall_runtime;
+
+CREATE TABLE recall.relations (
+  id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  scopes text[] NOT NULL,
+  src_id bigint NOT NULL,
+  dst_id bigint NOT NULL,
+  predicate text DEFAULT 'related_to'::text NOT NULL,
+  weight double precision DEFAULT 1 NOT NULL,
+  memory_id bigint,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT relations_pkey PRIMARY KEY (id),
+  CONSTRAINT relations_dst_id_fkey FOREIGN KEY (dst_id) REFERENCES recall.entities(id) ON DELETE CASCADE,
+  CONSTRAINT relations_memory_id_fkey FOREIGN KEY (memory_id) REFERENCES recall.memories(id) ON DELETE CASCADE,
+  CONSTRAINT relations_src_id_fkey FOREIGN KEY (src_id) REFERENCES recall.entities(id) ON DELETE CASCADE,
+  CONSTRAINT relations_check CHECK ((src_id <> dst_id)),
+  CONSTRAINT relations_predicate_check CHECK (((length(predicate) >= 1) AND (length(predicate) <= 256))),
+  CONSTRAINT relations_scopes_check CHECK (recall.is_scope_set(scopes)),
+  CONSTRAINT relations_weight_check CHECK (((weight > (0)::double precision) AND (weight < 'Infinity'::double precision)))
+);
+ALTER TABLE recall.relations ENABLE ROW LEVEL SECURITY;
+GRANT DELETE, INSERT, SELECT, UPDATE ON recall.relations TO recall_runtime;
+
+CREATE TABLE recall.scopes (
+  name text NOT NULL,
+  scopes text[] GENERATED ALWAYS AS (ARRAY[name]) STORED,
+  description text DEFAULT ''::text NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT scopes_pkey PRIMARY KEY (name),
+  CONSTRAINT scopes_name_check CHECK ((name ~ '^[A-Za-z0-9_.:/@-]{1,128}$'::text))
+);
+ALTER TABLE recall.scopes ENABLE ROW LEVEL SECURITY;
+GRANT DELETE, INSERT, SELECT, UPDATE ON recall.scopes TO recall_runtime;
+COMMENT ON TABLE recall.scopes IS 'Registry of scope names; a scope is visible to the callers who read it.';
+
+CREATE TABLE recall.sources (
+  id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  external_id text NOT NULL,
+  scopes text[] NOT NULL,
+  title text DEFAULT ''::text NOT NULL,
+  uri text DEFAULT ''::text NOT NULL,
+  occurred_at timestamp with time zone,
+  metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT sources_pkey PRIMARY KEY (id),
+  CONSTRAINT sources_scopes_external_id_key UNIQUE (scopes, external_id),
+  CONSTRAINT sources_external_id_check CHECK (((length(external_id) >= 1) AND (length(external_id) <= 512))),
+  CONSTRAINT sources_metadata_check CHECK ((jsonb_typeof(metadata) = 'object'::text)),
+  CONSTRAINT sources_scopes_check CHECK (recall.is_scope_set(scopes))
+);
+ALTER TABLE recall.sources ENABLE ROW LEVEL SECURITY;
+GRANT DELETE, INSERT, SELECT, UPDATE ON recall.sources TO recall_runtime;
+COMMENT ON TABLE recall.sources IS 'Documents memories come from: title, uri, when it happened.';
+
+CREATE TABLE recall.summary_coverage (
+  summary_id bigint NOT NULL,
+  memory_id bigint NOT NULL,
+  scopes text[] NOT NULL,
+  CONSTRAINT summary_coverage_pkey PRIMARY KEY (summary_id, memory_id),
+  CONSTRAINT summary_coverage_memory_id_fkey FOREIGN KEY (memory_id) REFERENCES recall.memories(id) ON DELETE CASCADE,
+  CONSTRAINT summary_coverage_summary_id_fkey FOREIGN KEY (summary_id) REFERENCES recall.memories(id) ON DELETE CASCADE,
+  CONSTRAINT summary_coverage_check CHECK ((summary_id <> memory_id)),
+  CONSTRAINT summary_coverage_scopes_check CHECK (recall.is_scope_set(scopes))
+);
+ALTER TABLE recall.summary_coverage ENABLE ROW LEVEL SECURITY;
+GRANT DELETE, INSERT, SELECT, UPDATE ON recall.summary_coverage TO recall_runtime;
+
+
+-- Indexes (besides those of primary keys and unique constraints)
+CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len);
+CREATE INDEX bm25_postings_term_idx ON recall.bm25_postings USING btree (term);
+CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE (scopes, df);
+CREATE INDEX entities_keys_idx ON recall.entities USING gin (keys) WITH (fastupdate=off);
+CREATE INDEX entities_lower_name_idx ON recall.entities USING btree (lower(name));
+CREATE INDEX entities_name_trgm_15_24_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 15) AND (cardinality(show_trgm(lower(name))) <= 24));
+CREATE INDEX entities_name_trgm_1_8_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) <= 8);
+CREATE INDEX entities_name_trgm_25_40_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 25) AND (cardinality(show_trgm(lower(name))) <= 40));
+CREATE INDEX entities_name_trgm_41_up_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) >= 41);
+CREATE INDEX entities_name_trgm_9_14_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 9) AND (cardinality(show_trgm(lower(name))) <= 14));
+CREATE INDEX entities_name_trgm_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off);
+CREATE INDEX memories_occurred_end_idx ON recall.memories USING btree (occurred_end) WHERE (occurred_end IS NOT NULL);
+CREATE INDEX memories_occurred_idx ON recall.memories USING btree (occurred_start, id);
+CREATE INDEX memories_scope_time_idx ON recall.memories USING btree (scope_key, occurred_start, id);
+CREATE INDEX memories_source_idx ON recall.memories USING btree (source_id);
+CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
+CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes);
+CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes);
+CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint));
+CREATE INDEX relations_memory_idx ON recall.relations USING btree (memory_id);
+CREATE INDEX relations_src_idx ON recall.relations USING btree (src_id) INCLUDE (dst_id, weight, scopes);
+CREATE INDEX sources_title_key_idx ON recall.sources USING btree (recall.title_key(title));
+CREATE INDEX sources_title_trgm_111_up_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(title))) >= 111);
+CREATE INDEX sources_title_trgm_15_24_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 15) AND (cardinality(show_trgm(lower(title))) <= 24));
+CREATE INDEX sources_title_trgm_1_8_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(title))) <= 8);
+CREATE INDEX sources_title_trgm_25_40_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 25) AND (cardinality(show_trgm(lower(title))) <= 40));
+CREATE INDEX sources_title_trgm_41_66_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 41) AND (cardinality(show_trgm(lower(title))) <= 66));
+CREATE INDEX sources_title_trgm_67_110_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 67) AND (cardinality(show_trgm(lower(title))) <= 110));
+CREATE INDEX sources_title_trgm_9_14_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 9) AND (cardinality(show_trgm(lower(title))) <= 14));
+CREATE INDEX summary_coverage_memory_idx ON recall.summary_coverage USING btree (memory_id);
+
+-- Triggers
+CREATE TRIGGER memories_bm25_delete AFTER DELETE ON recall.memories REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_delete();
+CREATE TRIGGER memories_bm25_insert AFTER INSERT ON recall.memories REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_insert();
+CREATE TRIGGER memories_bm25_update AFTER UPDATE ON recall.memories REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_update();
+CREATE TRIGGER memories_lexemes BEFORE INSERT OR UPDATE OF text, source_id ON recall.memories FOR EACH ROW EXECUTE FUNCTION recall.memories_lexemes();
+CREATE TRIGGER memories_scopes_changed AFTER UPDATE OF scopes ON recall.memories FOR EACH ROW WHEN ((old.scopes IS DISTINCT FROM new.scopes)) EXECUTE FUNCTION recall.memories_scopes_changed();
+CREATE TRIGGER sources_title_changed AFTER UPDATE OF title ON recall.sources FOR EACH ROW WHEN ((old.title IS DISTINCT FROM new.title)) EXECUTE FUNCTION recall.sources_title_changed();
+
+
+-- Policies
+CREATE POLICY bm25_corpus_read ON recall.bm25_corpus FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY bm25_postings_read ON recall.bm25_postings FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY bm25_terms_read ON recall.bm25_terms FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY entities_delete ON recall.entities FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY entities_insert ON recall.entities FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY entities_read ON recall.entities FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY entities_update ON recall.entities FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY memories_delete ON recall.memories FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY memories_insert ON recall.memories FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY memories_read ON recall.memories FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY memories_source_visible ON recall.memories AS RESTRICTIVE FOR INSERT TO recall_runtime WITH CHECK (((source_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM recall.sources s
+  WHERE (s.id = memories.source_id)))));
+CREATE POLICY memories_source_visible_upd ON recall.memories AS RESTRICTIVE FOR UPDATE TO recall_runtime USING (true) WITH CHECK (((source_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM recall.sources s
+  WHERE (s.id = memories.source_id)))));
+CREATE POLICY memories_update ON recall.memories FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY memory_access_delete ON recall.memory_access FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY memory_access_insert ON recall.memory_access FOR INSERT TO recall_runtime WITH CHECK (((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)) AND (EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE ((m.id = memory_access.memory_id) AND (m.scopes = memory_access.scopes))))));
+CREATE POLICY memory_access_read ON recall.memory_access FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY memory_access_update ON recall.memory_access FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY mentions_delete ON recall.mentions FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY mentions_insert ON recall.mentions FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY mentions_links_visible ON recall.mentions AS RESTRICTIVE FOR INSERT TO recall_runtime WITH CHECK (((EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE (m.id = mentions.memory_id))) AND (EXISTS ( SELECT 1
+   FROM recall.entities e
+  WHERE (e.id = mentions.entity_id)))));
+CREATE POLICY mentions_links_visible_upd ON recall.mentions AS RESTRICTIVE FOR UPDATE TO recall_runtime USING (true) WITH CHECK (((EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE (m.id = mentions.memory_id))) AND (EXISTS ( SELECT 1
+   FROM recall.entities e
+  WHERE (e.id = mentions.entity_id)))));
+CREATE POLICY mentions_read ON recall.mentions FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY mentions_update ON recall.mentions FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY relations_delete ON recall.relations FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY relations_insert ON recall.relations FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY relations_links_visible ON recall.relations AS RESTRICTIVE FOR INSERT TO recall_runtime WITH CHECK (((EXISTS ( SELECT 1
+   FROM recall.entities e
+  WHERE (e.id = relations.src_id))) AND (EXISTS ( SELECT 1
+   FROM recall.entities e
+  WHERE (e.id = relations.dst_id))) AND ((memory_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE (m.id = relations.memory_id))))));
+CREATE POLICY relations_links_visible_upd ON recall.relations AS RESTRICTIVE FOR UPDATE TO recall_runtime USING (true) WITH CHECK (((EXISTS ( SELECT 1
+   FROM recall.entities e
+  WHERE (e.id = relations.src_id))) AND (EXISTS ( SELECT 1
+   FROM recall.entities e
+  WHERE (e.id = relations.dst_id))) AND ((memory_id IS NULL) OR (EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE (m.id = relations.memory_id))))));
+CREATE POLICY relations_read ON recall.relations FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY relations_update ON recall.relations FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY scopes_delete ON recall.scopes FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY scopes_insert ON recall.scopes FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY scopes_read ON recall.scopes FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY scopes_update ON recall.scopes FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY sources_delete ON recall.sources FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY sources_insert ON recall.sources FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY sources_read ON recall.sources FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY sources_update ON recall.sources FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY summary_coverage_delete ON recall.summary_coverage FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY summary_coverage_insert ON recall.summary_coverage FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
+CREATE POLICY summary_coverage_links_visible ON recall.summary_coverage AS RESTRICTIVE FOR INSERT TO recall_runtime WITH CHECK (((EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE ((m.id = summary_coverage.summary_id) AND (m.kind = 'summary'::text)))) AND (EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE (m.id = summary_coverage.memory_id)))));
+CREATE POLICY summary_coverage_links_visible_upd ON recall.summary_coverage AS RESTRICTIVE FOR UPDATE TO recall_runtime USING (true) WITH CHECK (((EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE ((m.id = summary_coverage.summary_id) AND (m.kind = 'summary'::text)))) AND (EXISTS ( SELECT 1
+   FROM recall.memories m
+  WHERE (m.id = summary_coverage.memory_id)))));
+CREATE POLICY summary_coverage_read ON recall.summary_coverage FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
+CREATE POLICY summary_coverage_update ON recall.summary_coverage FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));

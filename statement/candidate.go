@@ -1,0 +1,83 @@
+package statement
+
+import (
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LaneHit is a candidate's place in one lane; Rank 0 means the lane did not return it.
+type LaneHit struct {
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
+
+// Candidate is one row of the statement: the memory, its place in every lane, and the fused
+// score.
+type Candidate struct {
+	ID            int64
+	ExternalID    string
+	Kind          string
+	Text          string
+	Tags          []string
+	Metadata      map[string]any
+	OccurredStart *time.Time
+	OccurredEnd   *time.Time
+	LastAccessed  *time.Time
+	AccessCount   int64
+	SourceID      *int64
+	SourceTitle   string
+	SourceURI     string
+	Entities      []string // names of the entities it mentions that the caller can see
+	Lanes         [NumLanes]LaneHit
+	Direct        bool    // the query names this memory's source title
+	RRF           float64 // sum of weight / (rrf_k + rank)
+	Score         float64 // RRF plus the recency and frequency terms
+}
+
+// row is the statement's output row, scanned by column name (sql/lanes/fusion_tail.sql);
+// lane_ranks and lane_scores hold every lane's rank and score in lane order, NULL where the
+// lane did not return the memory.
+type row struct {
+	ID            int64            `db:"id"`
+	LaneRanks     []*int64         `db:"lane_ranks"`
+	LaneScores    []*float64       `db:"lane_scores"`
+	Direct        bool             `db:"direct"`
+	RRF           float64          `db:"rrf"`
+	Fused         float64          `db:"fused"`
+	LastAccessed  *time.Time       `db:"last_accessed"`
+	AccessCount   int64            `db:"access_count"`
+	ExternalID    string           `db:"external_id"`
+	Kind          string           `db:"kind"`
+	Text          string           `db:"text"`
+	Tags          []string         `db:"tags"`
+	Metadata      map[string]any   `db:"metadata"`
+	OccurredStart *time.Time       `db:"occurred_start"`
+	OccurredEnd   *time.Time       `db:"occurred_end"`
+	SourceID      *int64           `db:"source_id"`
+	SourceTitle   string           `db:"source_title"`
+	SourceURI     string           `db:"source_uri"`
+	Entities      []string         `db:"entities"`
+}
+
+func scanCandidate(r pgx.CollectableRow) (Candidate, error) {
+	x, err := pgx.RowToStructByName[row](r)
+	if err != nil {
+		return Candidate{}, err
+	}
+	c := Candidate{
+		ID: x.ID, ExternalID: x.ExternalID, Kind: x.Kind, Text: x.Text, Tags: x.Tags, Metadata: x.Metadata,
+		OccurredStart: x.OccurredStart, OccurredEnd: x.OccurredEnd, LastAccessed: x.LastAccessed, AccessCount: x.AccessCount,
+		SourceID: x.SourceID, SourceTitle: x.SourceTitle, SourceURI: x.SourceURI, Entities: x.Entities,
+		Direct: x.Direct, RRF: x.RRF, Score: x.Fused,
+	}
+	for l := range min(NumLanes, len(x.LaneRanks), len(x.LaneScores)) {
+		if x.LaneRanks[l] != nil {
+			c.Lanes[l].Rank = int(*x.LaneRanks[l])
+		}
+		if x.LaneScores[l] != nil {
+			c.Lanes[l].Score = *x.LaneScores[l]
+		}
+	}
+	return c, nil
+}

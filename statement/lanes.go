@@ -1,0 +1,101 @@
+package statement
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Lane is one retrieval lane of the recall statement.
+type Lane uint8
+
+// The lanes, in the order their columns appear in the statement's output. Each has an entry
+// in the registry below.
+const (
+	Vector   Lane = iota // pgvector HNSW, cosine distance
+	BM25                 // Okapi BM25 with the caller's statistics
+	Mention              // memories mentioning entities the query names
+	Graph                // personalized PageRank over the entity graph
+	Temporal             // closeness to the query's time window
+	Title                // source titles the query names (direct sources)
+	NumLanes = 6
+)
+
+// An input is a WITH query several lanes read; it is compiled in when a lane of the plan
+// needs it.
+type input uint8
+
+const (
+	inVector   input = iota // vector_hits: vector_hits.sql (an empty stub without a query vector)
+	inEntities              // mention_entities: mention_fuzzy.sql or mention_exact.sql
+	numInputs
+)
+
+// laneDef is what the builder, the settings and the trace know of a lane.
+type laneDef struct {
+	name string
+	// weight is the lane's default RRF weight (Settings.Weights).
+	weight float64
+	// depth names the setting that bounds how many rows the lane returns.
+	depth string
+	// inputs are the shared WITH queries the lane's fragment reads.
+	inputs []input
+	// direct: the lane's rows carry a direct column (the query names their source).
+	direct bool
+}
+
+// lanes is the registry: sql/lanes/<name>.sql defines <name>_lane (id, rank, score), reading
+// visible_sets and visible_stats, its inputs and its settings' binds. The default weights
+// were fitted on SciFact's train split.
+var lanes = [NumLanes]laneDef{
+	Vector:   {name: "vector", weight: 0.3, depth: "vector_k", inputs: []input{inVector}},
+	BM25:     {name: "bm25", weight: 1, depth: "bm25_k"},
+	Mention:  {name: "mention", weight: 0.2, depth: "mention_k", inputs: []input{inEntities}},
+	Graph:    {name: "graph", weight: 0.1, depth: "graph_k", inputs: []input{inVector, inEntities}},
+	Temporal: {name: "temporal", weight: 0.5, depth: "temporal_k"},
+	Title:    {name: "title", weight: 0.3, depth: "title_k", direct: true},
+}
+
+func init() {
+	for l, d := range lanes {
+		if d.name == "" || d.depth == "" {
+			panic(fmt.Sprintf("statement: lane %d has no registry entry", l))
+		}
+	}
+}
+
+func (l Lane) String() string {
+	if int(l) < NumLanes {
+		return lanes[l].name
+	}
+	return fmt.Sprintf("lane(%d)", uint8(l))
+}
+
+// MarshalText writes the lane's name (JSON keys and settings files use it).
+func (l Lane) MarshalText() ([]byte, error) {
+	if int(l) >= NumLanes {
+		return nil, fmt.Errorf("statement: no lane %d", l)
+	}
+	return []byte(lanes[l].name), nil
+}
+
+// UnmarshalText reads a lane's name.
+func (l *Lane) UnmarshalText(b []byte) error {
+	v, err := ParseLane(string(b))
+	*l = v
+	return err
+}
+
+// ParseLane returns the lane named s.
+func ParseLane(s string) (Lane, error) {
+	names := make([]string, NumLanes)
+	for i, d := range lanes {
+		if d.name == s {
+			return Lane(i), nil
+		}
+		names[i] = d.name
+	}
+	return 0, fmt.Errorf("statement: unknown lane %q (lanes: %s)", s, strings.Join(names, ", "))
+}
+
+// Lanes lists every lane in output order.
+func Lanes() []Lane { return Maximal.Lanes() }

@@ -1,0 +1,96 @@
+package statement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/recall-engine/recall/internal/scope"
+)
+
+// Scopes are the caller's normalized read and write scopes.
+type Scopes struct{ Read, Write []string }
+
+// ErrTimeout is returned by Run when the statement ran past Settings.Timeout.
+var ErrTimeout = errors.New("statement: timed out")
+
+// Session returns the SET LOCAL settings a recall transaction runs with: HNSW search depth
+// and iterative scans, generic plans, the trigram threshold, and the statement timeout.
+func (s Settings) Session() []scope.Setting {
+	out := []scope.Setting{
+		{Name: "hnsw.ef_search", Value: strconv.Itoa(max(s.EfSearch, s.VectorK))},
+		{Name: "hnsw.iterative_scan", Value: "relaxed_order"},
+		// Every tunable is a bind, so one generic plan per connection serves every call:
+		// planning the maximal statement anew costs more than most of its lanes.
+		{Name: "plan_cache_mode", Value: "force_generic_plan"},
+		{Name: "pg_trgm.similarity_threshold", Value: strconv.FormatFloat(min(s.MentionFloor, s.TitleFloor), 'f', -1, 64)},
+	}
+	if s.Timeout > 0 {
+		out = append(out, scope.Setting{Name: "statement_timeout", Value: strconv.FormatInt(s.Timeout.Milliseconds(), 10)})
+	}
+	return out
+}
+
+// Run executes st for q in one read-only transaction as the caller: scopes and settings with
+// SET LOCAL, then the statement. pool must connect as the runtime role.
+func Run(ctx context.Context, pool *pgxpool.Pool, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, error) {
+	out, err := RunEach(ctx, pool, who, []*Statement{st}, q, s)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// RunEach executes several statements for q one after the other in one read-only
+// transaction as the caller (one snapshot), returning each one's candidates. It is how the
+// lanes run as separate queries, for comparison with the single statement.
+func RunEach(ctx context.Context, pool *pgxpool.Pool, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, error) {
+	args := make([]pgx.NamedArgs, len(sts))
+	for i, st := range sts {
+		a, err := st.Args(q, s)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = a
+	}
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+
+	if err := scope.Apply(ctx, tx, who.Read, who.Write, s.Session()...); err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	out := make([][]Candidate, len(sts))
+	for i, st := range sts {
+		rows, err := tx.Query(ctx, st.SQL, args[i])
+		if err != nil {
+			return nil, interpretError(ctx, err)
+		}
+		if out[i], err = pgx.CollectRows(rows, scanCandidate); err != nil {
+			return nil, interpretError(ctx, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	return out, nil
+}
+
+// interpretError is the one place driver errors become the package's errors.
+func interpretError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("recall statement: %w", ctx.Err())
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "57014" { // query_canceled: statement_timeout
+		return fmt.Errorf("%w: %s", ErrTimeout, pe.Message)
+	}
+	return fmt.Errorf("recall statement: %w", err)
+}
