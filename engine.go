@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	sq "github.com/Masterminds/squirrel"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/access"
@@ -20,6 +15,7 @@ import (
 	"github.com/recall-engine/recall/rerank"
 	"github.com/recall-engine/recall/sql"
 	"github.com/recall-engine/recall/statement"
+	"github.com/recall-engine/recall/write"
 )
 
 // Config builds an Engine. Zero values take the documented defaults.
@@ -62,11 +58,9 @@ type Engine struct {
 	cfg      Config
 	settings atomic.Pointer[statement.Settings]
 	cache    statement.Cache
+	dims     statement.Dims
 	recorder *access.Recorder
-
-	dimsMu   sync.Mutex
-	dims     []int
-	dimsRead time.Time
+	writer   *write.Writer
 }
 
 // ErrUnsafeRole is returned by New when the pool's role bypasses row security.
@@ -129,7 +123,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	e := &Engine{cfg: cfg, recorder: access.New(cfg.AccessPool, cfg.AccessTimeout)}
+	e := &Engine{cfg: cfg, recorder: access.New(cfg.AccessPool, cfg.AccessTimeout), writer: &write.Writer{Pool: cfg.Pool, Embedder: cfg.Embedder}}
 	s := statement.DefaultSettings()
 	if cfg.Settings != nil {
 		s = *cfg.Settings
@@ -157,62 +151,3 @@ func (e *Engine) SetSettings(s statement.Settings) error {
 
 // Embedder returns the embedder in use.
 func (e *Engine) Embedder() embed.Embedder { return e.cfg.Embedder }
-
-// storedDims lists the embedding dimensions the database has vector indexes for (one per
-// dimension in use, see migrations/00004_vector_indexes.sql), re-read at most every 10 s or
-// when refresh is set.
-func (e *Engine) storedDims(ctx context.Context, refresh bool) ([]int, error) {
-	e.dimsMu.Lock()
-	defer e.dimsMu.Unlock()
-	if !refresh && !e.dimsRead.IsZero() && time.Since(e.dimsRead) < 10*time.Second {
-		return e.dims, nil
-	}
-	q, args, err := sq.Select("indexname").From("pg_indexes").
-		Where(sq.Eq{"schemaname": "recall"}).
-		Where(sq.Like{"indexname": `memories\_embedding\_%\_hnsw`}).
-		PlaceholderFormat(sq.Dollar).ToSql()
-	if err != nil {
-		return nil, err
-	}
-	rows, err := e.cfg.Pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var dims []int
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		d, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "memories_embedding_"), "_hnsw"))
-		if err == nil {
-			dims = append(dims, d)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	slices.Sort(dims)
-	e.dims, e.dimsRead = dims, time.Now()
-	return dims, nil
-}
-
-// checkDim refuses an embedder whose dimension the database does not store. A database
-// with no embeddings yet accepts any dimension.
-func (e *Engine) checkDim(ctx context.Context, dim int) error {
-	dims, err := e.storedDims(ctx, false)
-	if err != nil {
-		return fmt.Errorf("recall: listing stored embedding dimensions: %w", err)
-	}
-	if len(dims) == 0 || slices.Contains(dims, dim) {
-		return nil
-	}
-	if dims, err = e.storedDims(ctx, true); err != nil {
-		return fmt.Errorf("recall: listing stored embedding dimensions: %w", err)
-	}
-	if len(dims) == 0 || slices.Contains(dims, dim) {
-		return nil
-	}
-	return &DimensionError{Embedder: dim, Stored: dims}
-}

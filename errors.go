@@ -3,6 +3,8 @@ package recall
 import (
 	"errors"
 	"fmt"
+
+	"github.com/recall-engine/recall/statement"
 )
 
 // InputError is bad input to Recall or Trace: Field names the input ("query", "budget",
@@ -22,16 +24,8 @@ func (e *InputError) Error() string {
 }
 
 // DimensionError is returned when the embedder's dimension differs from every dimension the
-// database stores embeddings in: the vector lane would find nothing. Fix the configuration
-// (or re-embed the corpus); it is an error even in lenient mode.
-type DimensionError struct {
-	Embedder int   // the configured embedder's dimension
-	Stored   []int // the dimensions the database has vector indexes for
-}
-
-func (e *DimensionError) Error() string {
-	return fmt.Sprintf("recall: embedding: the embedder gives %d dimensions, the database stores %v", e.Embedder, e.Stored)
-}
+// database stores embeddings in (statement.DimensionError).
+type DimensionError = statement.DimensionError
 
 // Sentinel errors of the stages, returned (wrapped) in Strict mode and reported as warnings
 // otherwise.

@@ -37,27 +37,84 @@ func (e *Engine) Recall(ctx context.Context, user User, query string, budgetToke
 	return r.pack, nil
 }
 
-// run is Recall and Trace: trace skips access recording and keeps what the trace shows.
+// request is a recall after prepare: the validated caller and inputs, and the statement
+// query ready to run.
+type request struct {
+	who      caller
+	query    string
+	budget   int
+	settings statement.Settings
+	search   string // the search text (the query with the speaker label)
+	st       *statement.Statement
+	q        statement.Query
+}
+
+// ranked is a candidate in merit order, with its place in the statement's order.
+type ranked struct {
+	statement.Candidate
+	FusedRank   int      // 1-based place in the statement's order
+	RerankScore *float32 // nil when not reranked
+}
+
+// run keeps what one recall decided, for the pack and for a trace.
+type run struct {
+	pack    *Pack
+	req     request
+	all     []statement.Candidate // the statement's rows (more than K in a trace)
+	ordered []ranked              // the first K in merit order
+	walk    budget.Pack[ranked]
+}
+
+func (r *run) warn(stage string, err error) {
+	r.pack.Warnings = append(r.pack.Warnings, Warning{Stage: stage, Message: err.Error()})
+}
+
+// run is Recall and Trace, stage by stage: prepare, retrieve, order, pack, record. A trace
+// reads every lane's candidates and records no access.
 func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens int, opts *Options, trace bool) (*run, error) {
 	start := time.Now()
 	if opts == nil {
 		opts = &Options{}
 	}
-	who, err := e.checkInput(user, query, budgetTokens)
-	if err != nil {
+	r := &run{pack: &Pack{Query: query, Budget: budgetTokens}}
+	if err := e.prepare(ctx, r, user, query, budgetTokens, opts); err != nil {
 		return nil, err
 	}
-	s := e.Settings()
-	r := &run{pack: &Pack{Query: query, Budget: budgetTokens}, settings: s}
-	p := r.pack
-	warn := func(stage string, err error) {
-		p.Warnings = append(p.Warnings, Warning{Stage: stage, Message: err.Error()})
+	if err := e.retrieve(ctx, r, trace); err != nil {
+		return nil, err
 	}
+	if err := e.order(ctx, r, opts.NoRerank); err != nil {
+		return nil, err
+	}
+	if err := e.packItems(r); err != nil {
+		return nil, err
+	}
+	if !trace {
+		if err := e.record(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	r.pack.Timings.Total = time.Since(start)
+	return r, nil
+}
 
-	// 1-3. The search text, then the embedding and the entity mentions, concurrently.
-	r.searchText = query
+// prepare validates the call, builds the search text, embeds it while it finds the query's
+// entity mentions, checks the embedding's dimension and picks the statement.
+func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, budgetTokens int, opts *Options) error {
+	who, err := e.checkInput(user, query, budgetTokens)
+	if err != nil {
+		return err
+	}
+	if err := opts.Filters.Validate(); err != nil {
+		var fe *statement.FilterError
+		if errors.As(err, &fe) {
+			return &InputError{Field: "filters." + fe.Field, Problem: fe.Problem}
+		}
+		return err
+	}
+	req := request{who: who, query: query, budget: budgetTokens, settings: e.Settings(), search: query}
 	if user.Label != "" {
-		r.searchText = query + "\nThe asking speaker is " + user.Label + "."
+		req.search = query + "\nThe asking speaker is " + user.Label + "."
 	}
 	type embedded struct {
 		vec []float32
@@ -68,14 +125,7 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	done := make(chan embedded, 1)
 	go func() {
 		t := time.Now()
-		var vs [][]float32
-		var cut []embed.Truncation
-		var err error
-		if rep, ok := e.cfg.Embedder.(embed.Reporter); ok {
-			vs, cut, err = rep.EmbedReport(ctx, []string{r.searchText}, embed.Query)
-		} else {
-			vs, err = e.cfg.Embedder.Embed(ctx, []string{r.searchText}, embed.Query)
-		}
+		vs, cut, err := embed.Report(ctx, e.cfg.Embedder, []string{req.search}, embed.Query)
 		var v []float32
 		if err == nil {
 			v = vs[0]
@@ -83,181 +133,167 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 		done <- embedded{v, cut, err, time.Since(t)}
 	}()
 	t := time.Now()
-	r.mentions = statement.Mentions(query)
-	p.Timings.Entities = time.Since(t)
+	mentions := statement.Mentions(query)
+	r.pack.Timings.Entities = time.Since(t)
 	em := <-done
-	p.Timings.Embed = em.d
-	vec := em.vec
-	if em.err == nil {
-		if err := e.checkDim(ctx, len(vec)); err != nil {
-			return nil, err
-		}
-		for _, c := range em.cut {
-			warn("embed", fmt.Errorf("the query was cut to %d of its %d tokens for the embedding model", c.Kept, c.Tokens))
-		}
-	} else {
+	r.pack.Timings.Embed = em.d
+	if em.err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("recall: %w", ctx.Err())
+			return fmt.Errorf("recall: %w", ctx.Err())
 		}
 		if e.cfg.Strict {
-			return nil, fmt.Errorf("%w: %w", ErrEmbed, em.err)
+			return fmt.Errorf("%w: %w", ErrEmbed, em.err)
 		}
-		warn("embed", fmt.Errorf("the vector lane is off for this recall: %w", em.err))
-		vec = nil
+		r.warn("embed", fmt.Errorf("the vector lane is off for this recall: %w", em.err))
+	} else {
+		if err := e.dims.Check(ctx, e.cfg.Pool, len(em.vec)); err != nil {
+			return err
+		}
+		for _, c := range em.cut {
+			r.warn("embed", fmt.Errorf("the query was cut to %d of its %d tokens for the embedding model", c.Kept, c.Tokens))
+		}
 	}
-
-	// 4-5. The statement, as the caller.
 	plan := opts.Plan
 	if plan == 0 {
 		plan = statement.Maximal
 	}
-	st, err := e.cache.Get(statement.Shape{Dim: len(vec), Fuzzy: !e.cfg.ExactEntities, Plan: plan})
-	if err != nil {
-		return nil, fmt.Errorf("recall: %w", err)
+	if req.st, err = e.cache.Get(statement.Shape{Dim: len(em.vec), Fuzzy: !e.cfg.ExactEntities, Plan: plan}); err != nil {
+		return fmt.Errorf("recall: %w", err)
 	}
-	r.statement = st
 	now := opts.Now
 	if now.IsZero() {
 		now = e.cfg.Now()
 	}
-	q := statement.Query{
-		Text: r.searchText, Raw: query, Vector: vec, Mentions: r.mentions,
+	req.q = statement.Query{
+		Text: req.search, Raw: query, Vector: em.vec, Mentions: mentions,
 		WindowStart: opts.WindowStart, WindowEnd: opts.WindowEnd, Filters: opts.Filters, Now: now,
 	}
-	run := s
-	if trace {
-		// Every lane's candidates, not only the fused top K: the fused order is the same
-		// (ORDER BY fused, id), so the first K rows are what Recall sees.
-		run.K = max(s.K, s.VectorK+s.BM25K+s.MentionK+s.GraphK+s.TemporalK+s.TitleK)
-	}
-	t = time.Now()
-	all, err := statement.Run(ctx, e.cfg.Pool, statement.Scopes{Read: who.read, Write: who.write}, st, q, run)
-	p.Timings.Statement = time.Since(t)
-	if err != nil {
-		return nil, err
-	}
-	r.all = all
-	cands := all[:min(len(all), s.K)]
-
-	// 6. Merit order.
-	if e.cfg.Reranker != nil && !opts.NoRerank && len(cands) >= e.cfg.RerankMin {
-		head := cands[:min(len(cands), e.cfg.RerankDepth)]
-		docs := make([]string, len(head))
-		for i, c := range head {
-			docs[i] = c.Text
-		}
-		t = time.Now()
-		var scores []float32
-		var rep rerank.Report
-		if rr, ok := e.cfg.Reranker.(rerank.Reporter); ok {
-			scores, rep, err = rr.ScoreReport(ctx, query, docs)
-		} else {
-			scores, err = e.cfg.Reranker.Score(ctx, query, docs)
-		}
-		p.Timings.Rerank = time.Since(t)
-		if rep.QueryTruncated {
-			warn("rerank", errors.New("the query was cut to half the cross-encoder's length"))
-		}
-		switch {
-		case err == nil && len(scores) != len(docs):
-			err = fmt.Errorf("%d scores for %d documents", len(scores), len(docs))
-			fallthrough
-		case err != nil:
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("recall: %w", ctx.Err())
-			}
-			if e.cfg.Strict {
-				return nil, fmt.Errorf("%w: %w", ErrRerank, err)
-			}
-			warn("rerank", fmt.Errorf("statement order kept: %w", err))
-		default:
-			r.rerank = scores
-		}
-	}
-	t = time.Now()
-	direct := make([]bool, len(cands))
-	for i, c := range cands {
-		direct[i] = c.Direct
-	}
-	order := rerank.Order(len(cands), r.rerank, direct)
-	if e.cfg.MMRLambda > 0 {
-		texts := make([]string, len(order))
-		for i, j := range order {
-			texts[i] = cands[j].Text
-		}
-		mmr := rerank.MMR(texts, e.cfg.MMRLambda)
-		diverse := make([]int, len(order))
-		for i, j := range mmr {
-			diverse[i] = order[j]
-		}
-		order = diverse
-	}
-	r.order = order
-
-	// 7. The budget walk.
-	texts := make([]string, len(order))
-	for i, j := range order {
-		texts[i] = cands[j].Text
-	}
-	walk, err := budget.Walk(texts, budgetTokens, e.cfg.Tokens)
-	if err != nil {
-		return nil, &InputError{Field: "budget", Problem: err.Error()}
-	}
-	r.walk = walk
-	for _, it := range walk.Items {
-		j := order[it.Index]
-		c := cands[j]
-		item := Item{
-			ID: c.ID, ExternalID: c.ExternalID, Kind: c.Kind, Text: it.Text, Truncated: it.Truncated, Tokens: it.Tokens,
-			SourceTitle: c.SourceTitle, SourceURI: c.SourceURI, Entities: c.Entities,
-			OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
-			Score: c.Score, Direct: c.Direct, StatementRank: j + 1, Lanes: c.Lanes,
-		}
-		if j < len(r.rerank) {
-			v := r.rerank[j]
-			item.RerankScore = &v
-		}
-		p.Items = append(p.Items, item)
-	}
-	for _, o := range walk.Omitted {
-		p.Omitted = append(p.Omitted, Omitted{ID: cands[order[o.Index]].ID, Tokens: o.Tokens, Reason: o.Reason})
-	}
-	p.Used, p.OmittedTokens, p.Empty = walk.Used, walk.OmittedTokens, walk.Empty
-	p.Abstain = abstention(cands, len(vec) > 0, e.cfg.MinSimilarity, e.cfg.MinResults)
-	p.Timings.Pack = time.Since(t)
-
-	// 8. Access recording, in its own transaction, after the read has committed.
-	if !trace && !e.cfg.NoAccess && len(who.write) > 0 && len(p.Items) > 0 {
-		ids := make([]int64, len(p.Items))
-		for i, it := range p.Items {
-			ids[i] = it.ID
-		}
-		t = time.Now()
-		n, err := e.recorder.Record(ctx, who.read, who.write, ids, now)
-		p.Timings.Access = time.Since(t)
-		if err != nil {
-			if e.cfg.Strict {
-				return nil, fmt.Errorf("%w: %w", ErrAccess, err)
-			}
-			warn("access", err)
-		}
-		p.Accessed = n
-	}
-	p.Timings.Total = time.Since(start)
-	return r, nil
+	r.req = req
+	return nil
 }
 
-// run keeps what a trace shows beyond the pack.
-type run struct {
-	pack       *Pack
-	settings   statement.Settings
-	searchText string
-	mentions   []string
-	statement  *statement.Statement
-	all        []statement.Candidate // the statement's rows (more than K in a trace)
-	rerank     []float32             // scores of the head, in statement order
-	order      []int                 // merit order: indexes into all[:K]
-	walk       budget.Pack
+// retrieve runs the statement as the caller. A trace reads every lane's candidates, not only
+// the fused top K.
+func (e *Engine) retrieve(ctx context.Context, r *run, trace bool) error {
+	s := r.req.settings
+	if trace {
+		s.K = s.TraceK(r.req.st.Shape.Plan)
+	}
+	t := time.Now()
+	all, err := statement.Run(ctx, e.cfg.Pool, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
+	r.pack.Timings.Statement = time.Since(t)
+	r.all = all
+	return err
+}
+
+// order puts the first K candidates in merit order: the reranker's scores over the head,
+// direct sources first, the rest in statement order; then MMR when configured.
+func (e *Engine) order(ctx context.Context, r *run, noRerank bool) error {
+	head := r.all[:min(len(r.all), r.req.settings.K)]
+	cands := make([]ranked, len(head))
+	for i, c := range head {
+		cands[i] = ranked{Candidate: c, FusedRank: i + 1}
+	}
+	t := time.Now()
+	scores, err := e.rerank(ctx, r, cands, noRerank)
+	r.pack.Timings.Rerank = time.Since(t)
+	if err != nil {
+		return err
+	}
+	for i := range scores {
+		cands[i].RerankScore = &scores[i]
+	}
+	t = time.Now()
+	r.ordered = rerank.Order(cands, scores, func(c ranked) bool { return c.Direct })
+	if e.cfg.MMRLambda > 0 {
+		r.ordered = rerank.MMR(r.ordered, func(c ranked) string { return c.Text }, e.cfg.MMRLambda)
+	}
+	r.pack.Timings.Pack = time.Since(t)
+	return nil
+}
+
+// rerank scores the head with the cross-encoder; a failure drops the stage with a warning
+// (an error in Strict mode). It returns nil when there is nothing to rerank.
+func (e *Engine) rerank(ctx context.Context, r *run, cands []ranked, off bool) ([]float32, error) {
+	if e.cfg.Reranker == nil || off || len(cands) < e.cfg.RerankMin {
+		return nil, nil
+	}
+	head := cands[:min(len(cands), e.cfg.RerankDepth)]
+	docs := make([]string, len(head))
+	for i, c := range head {
+		docs[i] = c.Text
+	}
+	scores, rep, err := rerank.ScoreReport(ctx, e.cfg.Reranker, r.req.query, docs)
+	if rep.QueryTruncated {
+		r.warn("rerank", errors.New("the query was cut to half the cross-encoder's length"))
+	}
+	if err == nil && len(scores) != len(docs) {
+		err = fmt.Errorf("%d scores for %d documents", len(scores), len(docs))
+	}
+	switch {
+	case err == nil:
+		return scores, nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("recall: %w", ctx.Err())
+	case e.cfg.Strict:
+		return nil, fmt.Errorf("%w: %w", ErrRerank, err)
+	}
+	r.warn("rerank", fmt.Errorf("statement order kept: %w", err))
+	return nil, nil
+}
+
+// packItems walks the merit order into the budget and fills the pack.
+func (e *Engine) packItems(r *run) error {
+	t := time.Now()
+	walk, err := budget.Walk(r.ordered, func(c ranked) string { return c.Text }, r.req.budget, e.cfg.Tokens)
+	if err != nil {
+		return &InputError{Field: "budget", Problem: err.Error()}
+	}
+	r.walk = walk
+	p := r.pack
+	for _, it := range walk.Items {
+		p.Items = append(p.Items, newItem(it.Item, it.Text, it.Tokens, it.Truncated))
+	}
+	for _, o := range walk.Omitted {
+		p.Omitted = append(p.Omitted, Omitted{ID: o.Item.ID, Tokens: o.Tokens, Reason: o.Reason})
+	}
+	p.Used, p.OmittedTokens, p.Empty = walk.Used, walk.OmittedTokens, walk.Empty
+	p.Abstain = abstention(r.all[:min(len(r.all), r.req.settings.K)], len(r.req.q.Vector) > 0, e.cfg.MinSimilarity, e.cfg.MinResults)
+	p.Timings.Pack += time.Since(t)
+	return nil
+}
+
+func newItem(c ranked, text string, tokens int, truncated bool) Item {
+	return Item{
+		ID: c.ID, ExternalID: c.ExternalID, Kind: c.Kind, Text: text, Truncated: truncated, Tokens: tokens,
+		SourceTitle: c.SourceTitle, SourceURI: c.SourceURI, Entities: c.Entities,
+		OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
+		Score: c.Score, Direct: c.Direct, StatementRank: c.FusedRank, Lanes: c.Lanes, RerankScore: c.RerankScore,
+	}
+}
+
+// record stamps the packed memories' access in its own transaction, after the read has
+// committed; a failure is a warning (an error in Strict mode).
+func (e *Engine) record(ctx context.Context, r *run) error {
+	p, who := r.pack, r.req.who
+	if e.cfg.NoAccess || len(who.write) == 0 || len(p.Items) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(p.Items))
+	for i, it := range p.Items {
+		ids[i] = it.ID
+	}
+	t := time.Now()
+	n, err := e.recorder.Record(ctx, who.read, who.write, ids, r.req.q.Now)
+	p.Timings.Access = time.Since(t)
+	if err != nil {
+		if e.cfg.Strict {
+			return fmt.Errorf("%w: %w", ErrAccess, err)
+		}
+		r.warn("access", err)
+	}
+	p.Accessed = n
+	return nil
 }
 
 func abstention(cands []statement.Candidate, vector bool, minSim float64, minResults int) Abstention {

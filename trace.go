@@ -56,31 +56,28 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 		return nil, err
 	}
 	tr := &Trace{
-		Pack: r.pack, SearchText: r.searchText, Mentions: r.mentions,
-		Shape: r.statement.Shape, SQL: r.statement.SQL, Settings: r.settings,
-		K: min(r.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
+		Pack: r.pack, SearchText: r.req.search, Mentions: r.req.q.Mentions,
+		Shape: r.req.st.Shape, SQL: r.req.st.SQL, Settings: r.req.settings,
+		K: min(r.req.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
 	}
 	for i, c := range r.all {
 		tr.Candidates[i] = TraceCandidate{Candidate: c, FusedRank: i + 1, Decision: BeyondK, Tokens: e.cfg.Tokens.Count(c.Text)}
-		if i < len(r.rerank) {
-			v := r.rerank[i]
-			tr.Candidates[i].RerankScore = &v
-		}
 	}
-	for m, j := range r.order {
-		tr.Candidates[j].MeritRank = m + 1
+	// The candidates the recall ordered and walked carry their fused rank.
+	at := func(c ranked) *TraceCandidate { return &tr.Candidates[c.FusedRank-1] }
+	for m, c := range r.ordered {
+		at(c).MeritRank, at(c).RerankScore = m+1, c.RerankScore
 	}
 	for _, it := range r.walk.Items {
-		c := &tr.Candidates[r.order[it.Index]]
-		c.Decision = Packed
+		at(it.Item).Decision = Packed
 		if it.Truncated {
-			c.Decision = PackedTruncated
+			at(it.Item).Decision = PackedTruncated
 		}
 	}
 	for _, o := range r.walk.Omitted {
-		tr.Candidates[r.order[o.Index]].Decision = OverBudget
+		at(o.Item).Decision = OverBudget
 	}
-	for l := range statement.Lane(statement.NumLanes) {
+	for _, l := range statement.Lanes() {
 		var idx []int
 		for i, c := range tr.Candidates {
 			if c.Lanes[l].Rank > 0 {
@@ -112,7 +109,7 @@ func (t *Trace) Why(c *TraceCandidate) string {
 		fmt.Fprintf(&b, " + recency/frequency %.6f", extra)
 	}
 	b.WriteString("\n")
-	for l := range statement.Lane(statement.NumLanes) {
+	for _, l := range statement.Lanes() {
 		if !t.Shape.Plan.Has(l) {
 			continue
 		}

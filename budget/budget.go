@@ -40,65 +40,69 @@ const (
 )
 
 // Packed is one item that made it into the pack.
-type Packed struct {
-	Index     int    // into the walked texts
+type Packed[T any] struct {
+	Item      T
+	Index     int    // its place in the walked items
 	Text      string // the text as packed (trimmed when Truncated)
 	Tokens    int
 	Truncated bool // the top item was cut to fit a budget nothing else fitted
 }
 
 // Omitted is one item left out.
-type Omitted struct {
+type Omitted[T any] struct {
+	Item   T
 	Index  int
 	Tokens int // what it would have cost
 	Reason Reason
 }
 
 // Pack is the result of a walk.
-type Pack struct {
-	Items         []Packed
-	Omitted       []Omitted
+type Pack[T any] struct {
+	Items         []Packed[T]
+	Omitted       []Omitted[T]
 	Used          int    // tokens of the packed items
 	OmittedTokens int    // tokens of the omitted items
 	Empty         Reason // why Items is empty ("" when it is not)
 }
 
-// Walk packs texts, already in merit order, into budget tokens: it takes each text that
-// fits in what is left and skips (and reports) each one that does not, then keeps going, so
-// a long item never blocks shorter ones below it. When nothing fits, the top item is cut to
-// the budget and marked Truncated: a pack is never empty when something matched. A budget
-// below 1 is the caller's error.
-func Walk(texts []string, budget int, c TokenCounter) (Pack, error) {
+// Walk packs items, already in merit order, into budget tokens, each costing what the
+// counter gives for text(item): it takes each item that fits in what is left and skips (and
+// reports) each one that does not, then keeps going, so a long item never blocks shorter ones
+// below it. When nothing fits, the top item is cut to the budget and marked Truncated: a pack
+// is never empty when something matched. A budget below 1 is the caller's error.
+func Walk[T any](items []T, text func(T) string, budget int, c TokenCounter) (Pack[T], error) {
 	if budget < 1 {
-		return Pack{}, fmt.Errorf("budget: %d tokens, want at least 1", budget)
+		return Pack[T]{}, fmt.Errorf("budget: %d tokens, want at least 1", budget)
 	}
 	if c == nil {
 		c = Bytes4{}
 	}
-	var p Pack
-	if len(texts) == 0 {
+	var p Pack[T]
+	if len(items) == 0 {
 		p.Empty = ReasonNoCandidates
 		return p, nil
 	}
 	left := budget
-	for i, t := range texts {
+	for i, it := range items {
+		t := text(it)
 		n := c.Count(t)
 		if n <= left {
-			p.Items = append(p.Items, Packed{Index: i, Text: t, Tokens: n})
+			p.Items = append(p.Items, Packed[T]{Item: it, Index: i, Text: t, Tokens: n})
 			p.Used += n
 			left -= n
 			continue
 		}
-		p.Omitted = append(p.Omitted, Omitted{Index: i, Tokens: n, Reason: ReasonOverBudget})
+		p.Omitted = append(p.Omitted, Omitted[T]{Item: it, Index: i, Tokens: n, Reason: ReasonOverBudget})
 		p.OmittedTokens += n
 	}
 	if len(p.Items) == 0 {
-		cut := Trim(texts[0], budget, c)
+		top := text(items[0])
+		cut := Trim(top, budget, c)
 		n := c.Count(cut)
-		p.Items = []Packed{{Index: 0, Text: cut, Tokens: n, Truncated: true}}
+		p.Items = []Packed[T]{{Item: items[0], Index: 0, Text: cut, Tokens: n, Truncated: true}}
 		p.Used = n
 		p.Omitted = p.Omitted[1:]
-		p.OmittedTokens -= c.Count(texts[0])
+		p.OmittedTokens -= c.Count(top)
 	}
 	return p, nil
 }

@@ -12,6 +12,9 @@ import (
 // words counts one token per space-separated word, which makes the cases easy to read.
 var words = budget.CounterFunc(func(s string) int { return len(strings.Fields(s)) })
 
+// same walks strings as their own texts.
+func same(s string) string { return s }
+
 func TestWalk(t *testing.T) {
 	t.Parallel()
 	w := func(n int) string { return strings.TrimSpace(strings.Repeat("w ", n)) }
@@ -34,7 +37,7 @@ func TestWalk(t *testing.T) {
 		{"zero candidates", nil, 10, nil, nil, 0, 0, false, budget.ReasonNoCandidates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := budget.Walk(tc.texts, tc.budget, words)
+			p, err := budget.Walk(tc.texts, same, tc.budget, words)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +68,7 @@ func TestWalk(t *testing.T) {
 			}
 		})
 	}
-	if _, err := budget.Walk([]string{"a"}, 0, nil); err == nil {
+	if _, err := budget.Walk([]string{"a"}, same, 0, nil); err == nil {
 		t.Fatal("budget 0 accepted")
 	}
 }

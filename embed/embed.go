@@ -55,6 +55,15 @@ type Reporter interface {
 	EmbedReport(ctx context.Context, texts []string, mode Mode) ([][]float32, []Truncation, error)
 }
 
+// Report embeds texts with e, and says what it cut when e is a Reporter (nil otherwise).
+func Report(ctx context.Context, e Embedder, texts []string, mode Mode) ([][]float32, []Truncation, error) {
+	if r, ok := e.(Reporter); ok {
+		return r.EmbedReport(ctx, texts, mode)
+	}
+	vs, err := e.Embed(ctx, texts, mode)
+	return vs, nil, err
+}
+
 // ErrEmptyText is the problem of a text with nothing to embed.
 var ErrEmptyText = errors.New("empty text")
 

@@ -5,20 +5,20 @@ import (
 	"unicode"
 )
 
-// MMR reorders texts (already in merit order) by maximal marginal relevance: each next pick
+// MMR reorders items (already in merit order) by maximal marginal relevance: each next pick
 // maximizes lambda*rel - (1-lambda)*maxsim, where rel falls linearly from 1 at the top of
-// the merit order to 0 at the end and maxsim is the word-set Jaccard similarity to the
-// texts already picked. lambda = 1 keeps the order; lower values push near-duplicates down.
-// It returns indexes into texts; ties keep merit order.
-func MMR(texts []string, lambda float64) []int {
-	n := len(texts)
-	out := make([]int, 0, n)
+// the merit order to 0 at the end and maxsim is the word-set Jaccard similarity of
+// text(item) to the texts already picked. lambda = 1 keeps the order; lower values push
+// near-duplicates down. Ties keep merit order.
+func MMR[T any](items []T, text func(T) string, lambda float64) []T {
+	n := len(items)
+	out := make([]T, 0, n)
 	if n == 0 {
 		return out
 	}
 	sets := make([]map[string]struct{}, n)
-	for i, t := range texts {
-		sets[i] = wordSet(t)
+	for i, it := range items {
+		sets[i] = wordSet(text(it))
 	}
 	picked := make([]bool, n)
 	maxSim := make([]float64, n)
@@ -38,7 +38,7 @@ func MMR(texts []string, lambda float64) []int {
 			}
 		}
 		picked[best] = true
-		out = append(out, best)
+		out = append(out, items[best])
 		for i := range n {
 			if !picked[i] {
 				maxSim[i] = max(maxSim[i], jaccard(sets[i], sets[best]))

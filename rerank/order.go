@@ -5,16 +5,17 @@ import (
 	"slices"
 )
 
-// Order returns the merit order of n candidates, as indexes into the statement's order:
-//  1. direct sources (the query names their source), reranked ones first by score, the
-//     others in statement order;
-//  2. the rest of the reranked head (the first len(scores) candidates) by score, highest
-//     first, ties in statement order;
+// Order returns items, candidates in statement order, in merit order:
+//  1. direct sources (direct(item): the query names their source), reranked ones first by
+//     score, the others in statement order;
+//  2. the rest of the reranked head (the first len(scores) items) by score, highest first,
+//     ties in statement order;
 //  3. the rest in statement order.
 //
-// scores may be nil (no reranking); direct has n entries or is nil.
-func Order(n int, scores []float32, direct []bool) []int {
-	isDirect := func(i int) bool { return direct != nil && direct[i] }
+// scores may be nil (no reranking); direct may be nil (no direct sources).
+func Order[T any](items []T, scores []float32, direct func(T) bool) []T {
+	n := len(items)
+	isDirect := func(i int) bool { return direct != nil && direct(items[i]) }
 	head := min(len(scores), n)
 	var first, mid, rest []int
 	for i := range n {
@@ -44,8 +45,11 @@ func Order(n int, scores []float32, direct []bool) []int {
 	}
 	slices.SortStableFunc(first, byScore)
 	slices.SortStableFunc(mid, byScore)
-	out := make([]int, 0, n)
-	out = append(out, first...)
-	out = append(out, mid...)
-	return append(out, rest...)
+	out := make([]T, 0, n)
+	for _, part := range [][]int{first, mid, rest} {
+		for _, i := range part {
+			out = append(out, items[i])
+		}
+	}
+	return out
 }

@@ -56,6 +56,15 @@ type Reporter interface {
 	ScoreReport(ctx context.Context, query string, docs []string) ([]float32, Report, error)
 }
 
+// ScoreReport scores docs with r, and says what it cut when r is a Reporter.
+func ScoreReport(ctx context.Context, r Reranker, query string, docs []string) ([]float32, Report, error) {
+	if rr, ok := r.(Reporter); ok {
+		return rr.ScoreReport(ctx, query, docs)
+	}
+	scores, err := r.Score(ctx, query, docs)
+	return scores, Report{}, err
+}
+
 // ErrEmptyQuery is the problem of a blank query.
 var ErrEmptyQuery = errors.New("rerank: empty query")
 

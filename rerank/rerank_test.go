@@ -21,7 +21,7 @@ func TestNoneConformance(t *testing.T) {
 	t.Parallel()
 	modeltest.Reranker(t, rerank.None{}, 0)
 	s, _ := rerank.None{}.Score(context.Background(), "q", []string{"a", "b", "c"})
-	if got := rerank.Order(3, s, nil); !slices.Equal(got, []int{0, 1, 2}) {
+	if got := rerank.Order([]int{0, 1, 2}, s, nil); !slices.Equal(got, []int{0, 1, 2}) {
 		t.Fatalf("None changed the order: %v", got)
 	}
 }
@@ -45,7 +45,15 @@ func TestOrder(t *testing.T) {
 		{"empty", 0, nil, nil, []int{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := rerank.Order(tc.n, tc.scores, tc.direct)
+			items := make([]int, tc.n) // candidates are their statement places
+			for i := range items {
+				items[i] = i
+			}
+			var direct func(int) bool
+			if tc.direct != nil {
+				direct = func(i int) bool { return tc.direct[i] }
+			}
+			got := rerank.Order(items, tc.scores, direct)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
@@ -61,15 +69,15 @@ func TestMMR(t *testing.T) {
 		"statins reduce cholesterol",
 		"exercise improves sleep",
 	}
-	if got := rerank.MMR(texts, 1); !slices.Equal(got, []int{0, 1, 2, 3}) {
+	if got := mmr(texts, 1); !slices.Equal(got, []int{0, 1, 2, 3}) {
 		t.Fatalf("lambda 1 changed the order: %v", got)
 	}
 	// At lambda 0.5: after 0, the duplicate scores 0.5*0.667 - 0.5*0.714 < 0 while 2 scores
 	// 0.5*0.333 - 0 > 0, so 2 comes next, then 3 (0), then the duplicate.
-	if got := rerank.MMR(texts, 0.5); !slices.Equal(got, []int{0, 2, 3, 1}) {
+	if got := mmr(texts, 0.5); !slices.Equal(got, []int{0, 2, 3, 1}) {
 		t.Fatalf("lambda 0.5: %v, want [0 2 3 1]", got)
 	}
-	if got := rerank.MMR(nil, 0.5); len(got) != 0 {
+	if got := mmr(nil, 0.5); len(got) != 0 {
 		t.Fatalf("empty: %v", got)
 	}
 }
@@ -278,4 +286,13 @@ func TestHTTPErrors(t *testing.T) {
 			}
 		}
 	})
+}
+
+// mmr runs rerank.MMR over texts and returns the picks as indexes into texts.
+func mmr(texts []string, lambda float64) []int {
+	idx := make([]int, len(texts))
+	for i := range idx {
+		idx[i] = i
+	}
+	return rerank.MMR(idx, func(i int) string { return texts[i] }, lambda)
 }

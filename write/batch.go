@@ -1,0 +1,122 @@
+// Package write is recall's write path: transactional batches of sources, memories,
+// entities and relations under a caller's write scopes, with the memories embedded, entity
+// names extracted from their texts and linked, co-mentions related, and deletes. The root
+// package's Engine.Write and Engine.Delete call it; it never imports the root.
+package write
+
+import (
+	"fmt"
+	"time"
+)
+
+// Batch is one transactional write: everything in it lands, or nothing does. Rows are
+// addressed by external id within the batch's scope set; writing an id again updates it.
+type Batch struct {
+	// Scopes is the scope set every row of the batch belongs to; each must be one of the
+	// user's write scopes (nil: the user's only write scope).
+	Scopes    []string
+	Sources   []Source
+	Memories  []Memory
+	Entities  []Entity
+	Relations []Relation
+	// NoExtract turns off entity extraction from memory texts for this batch.
+	NoExtract bool
+	// ExactEntityLinks links extracted names to existing entities by exact name or alias
+	// only, skipping the trigram match (which costs milliseconds per new multi-word name: a
+	// bulk load of entity-dense text may prefer to skip it).
+	ExactEntityLinks bool
+	// DeferVectorIndex leaves the vector index of the embedder's dimension uncreated when it
+	// does not exist yet: a bulk load then calls EnsureVectorIndex once at the end, which
+	// builds it far faster than inserting row by row. Until then the vector lane scans.
+	DeferVectorIndex bool
+}
+
+// Source is a document memories come from.
+type Source struct {
+	ID         string
+	Title      string
+	URI        string
+	OccurredAt *time.Time
+	Metadata   map[string]any
+}
+
+// Memory is one recallable unit.
+type Memory struct {
+	ID     string
+	Source string // a source's ID, in this batch or already stored
+	Kind   string // world (default), experience, observation, summary
+	Text   string
+	// Embedding, when set, is stored as is and must have the engine embedder's dimension;
+	// otherwise the engine embeds Text.
+	Embedding     []float32
+	OccurredStart *time.Time
+	OccurredEnd   *time.Time
+	MentionedAt   *time.Time
+	Tags          []string
+	Metadata      map[string]any
+	// Speaker, when set, is an entity (a person) the memory mentions.
+	Speaker string
+	// Entities are entity IDs (in this batch or stored) the memory mentions, besides those
+	// extracted from Text.
+	Entities []string
+}
+
+// Entity is a person, place or thing memories mention.
+type Entity struct {
+	ID       string
+	Name     string
+	Kind     string
+	Aliases  []string
+	Metadata map[string]any
+}
+
+// Relation is an edge of the entity graph.
+type Relation struct {
+	From, To  string  // entity IDs
+	Predicate string  // default "related_to"
+	Weight    float64 // default 1
+	Memory    string  // optional: the memory this relation comes from
+}
+
+// Result counts what a batch wrote.
+type Result struct {
+	Sources, Memories, Entities int // rows inserted or updated
+	Updated                     int // memories that existed before
+	Extracted                   int // entities created from extracted names
+	Mentions, Relations         int
+}
+
+// Add adds o's counts to r.
+func (r *Result) Add(o Result) {
+	r.Sources += o.Sources
+	r.Memories += o.Memories
+	r.Entities += o.Entities
+	r.Updated += o.Updated
+	r.Extracted += o.Extracted
+	r.Mentions += o.Mentions
+	r.Relations += o.Relations
+}
+
+// Error is a batch refused before anything was written: Item names the row
+// ("memories[3]"), Field the field, Problem what is wrong.
+type Error struct {
+	Item    string
+	Field   string
+	Problem string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("recall: write: %s.%s: %s", e.Item, e.Field, e.Problem)
+}
+
+// CoMentionWindow is how many of the entities named after one in a memory it is related to
+// (co_mentioned): neighbours in order of appearance.
+const CoMentionWindow = 3
+
+// Limits of the write path, the same as the schema's checks.
+const (
+	MaxIDLen   = 512
+	MaxTextLen = 1_000_000
+)
+
+var kinds = []string{"world", "experience", "observation", "summary"}

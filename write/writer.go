@@ -1,0 +1,303 @@
+package write
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/scope"
+	"github.com/recall-engine/recall/sql"
+)
+
+// Writer writes batches through a pool that connects as the runtime role, so every row is
+// written under row security as the caller.
+type Writer struct {
+	Pool     *pgxpool.Pool
+	Embedder embed.Embedder
+}
+
+func statementText(name string) string {
+	b, err := sqltext.Write.ReadFile("write/" + name + ".sql")
+	if err != nil {
+		panic("recall: missing write statement " + name) // embedded at build time
+	}
+	return string(b)
+}
+
+// Write stores b as the caller (read and write are its normalized scopes) in one
+// transaction: sources, memories (embedded in batches by the embedder when they carry no
+// embedding), entities, mentions and relations. Unless b.NoExtract, entity names found in
+// memory texts (and speakers) are linked to existing entities (same name or alias, else a
+// close trigram match) or created, and entities named near each other in the same memory are
+// related ("co_mentioned", each with the next CoMentionWindow in order of appearance). A
+// memory written again gets its links replaced. Lexical data, BM25 statistics and vector
+// indexes follow (triggers). A bad row is an *Error, before anything is written.
+func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Result, error) {
+	scopes, err := Scopes(write, b.Scopes)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := validate(b, w.Embedder.Dim()); err != nil {
+		return Result{}, err
+	}
+	vecs, err := embedMemories(ctx, w.Embedder, b.Memories)
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, read, write, scope.Setting{Name: "pg_trgm.similarity_threshold", Value: "0.8"}); err != nil {
+			return err
+		}
+		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res}
+		return t.write(w.Embedder.Dim(), b, vecs)
+	})
+	if err != nil {
+		var we *Error
+		if errors.As(err, &we) {
+			return Result{}, err
+		}
+		return Result{}, fmt.Errorf("recall: write: %w", err)
+	}
+	return res, nil
+}
+
+// EnsureVectorIndex creates the vector index of the embedder's dimension when it is missing
+// (after a load with Batch.DeferVectorIndex). It blocks writes to memories while it builds.
+func (w *Writer) EnsureVectorIndex(ctx context.Context) error {
+	err := pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '1GB'`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `SELECT recall.ensure_vector_index($1)`, w.Embedder.Dim())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recall: vector index: %w", err)
+	}
+	return nil
+}
+
+// Delete removes memories of scopes (nil: the caller's only write scope) by ID, with their
+// mentions, the relations they are evidence for and their access rows; extracted entities
+// nothing mentions any more go too. It returns how many were deleted.
+func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) (int, error) {
+	sc, err := Scopes(write, scopes)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, read, write); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, statementText("delete"), pgx.NamedArgs{"scopes": sc, "ids": ids})
+		if err != nil {
+			return err
+		}
+		n = int(tag.RowsAffected())
+		_, err = tx.Exec(ctx, statementText("orphans"), pgx.NamedArgs{"scopes": sc})
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("recall: delete: %w", err)
+	}
+	return n, nil
+}
+
+// txn is one batch's transaction: the rows it wrote so far, by external id.
+type txn struct {
+	ctx    context.Context
+	tx     pgx.Tx
+	scopes []string
+	res    *Result
+
+	sources, memories, entities map[string]int64
+}
+
+type idRow struct {
+	ExternalID string
+	ID         int64
+}
+
+func (t *txn) rows(sql string, args pgx.NamedArgs) (map[string]int64, error) {
+	rows, err := t.tx.Query(t.ctx, sql, args)
+	if err != nil {
+		return nil, err
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[idRow])
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(got))
+	for _, r := range got {
+		out[r.ExternalID] = r.ID
+	}
+	return out, nil
+}
+
+func jsonArg(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only maps, strings, numbers and times
+	}
+	return string(b)
+}
+
+// stored returns the ids of stored rows of table by external id (want maps each to where the
+// batch names it, "memories[2].source"), failing on any missing one.
+func (t *txn) stored(table string, want map[string]string) (map[string]int64, error) {
+	if len(want) == 0 {
+		return map[string]int64{}, nil
+	}
+	ext := make([]string, 0, len(want))
+	for id := range want {
+		ext = append(ext, id)
+	}
+	slices.Sort(ext)
+	got, err := t.rows(statementText("ids"), pgx.NamedArgs{"table": table, "scopes": t.scopes, "ids": ext})
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ext {
+		if _, ok := got[id]; !ok {
+			item, field, _ := strings.Cut(want[id], ".")
+			singular := map[string]string{"sources": "source", "entities": "entity", "memories": "memory"}[table]
+			return nil, &Error{Item: item, Field: field, Problem: fmt.Sprintf("no %s %q in scopes %v (in the batch or stored)", singular, id, t.scopes)}
+		}
+	}
+	return got, nil
+}
+
+// write runs the batch's steps in order; each reads what the earlier ones wrote.
+func (t *txn) write(dim int, b Batch, vecs [][]float32) error {
+	if len(b.Memories) > 0 && !b.DeferVectorIndex {
+		if _, err := t.tx.Exec(t.ctx, `SELECT recall.ensure_vector_index($1)`, dim); err != nil {
+			return err
+		}
+	}
+	for _, step := range []func(Batch, [][]float32) error{t.writeSources, t.writeMemories, t.writeEntities, t.writeLinks} {
+		if err := step(b, vecs); err != nil {
+			return err
+		}
+	}
+	if t.res.Updated > 0 {
+		if _, err := t.tx.Exec(t.ctx, statementText("orphans"), pgx.NamedArgs{"scopes": t.scopes}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSources upserts the batch's sources and checks that the stored sources its memories
+// name exist.
+func (t *txn) writeSources(b Batch, _ [][]float32) error {
+	t.sources = map[string]int64{}
+	if len(b.Sources) > 0 {
+		rows := make([]map[string]any, len(b.Sources))
+		for i, s := range b.Sources {
+			rows[i] = map[string]any{"id": s.ID, "title": s.Title, "uri": s.URI, "occurred_at": s.OccurredAt, "metadata": nonNil(s.Metadata)}
+		}
+		got, err := t.rows(statementText("sources"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rows)})
+		if err != nil {
+			return err
+		}
+		t.sources = got
+		t.res.Sources = len(got)
+	}
+	named := map[string]string{}
+	for i, m := range b.Memories {
+		if _, ok := t.sources[m.Source]; m.Source != "" && !ok {
+			named[m.Source] = fmt.Sprintf("memories[%d].source", i)
+		}
+	}
+	_, err := t.stored("sources", named)
+	return err
+}
+
+// writeMemories upserts the memories; those that existed lose their links, which the batch
+// writes anew.
+func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
+	t.memories = map[string]int64{}
+	if len(b.Memories) == 0 {
+		return nil
+	}
+	rows := make([]map[string]any, len(b.Memories))
+	for i, m := range b.Memories {
+		rows[i] = map[string]any{"id": m.ID, "source": nilIfEmpty(m.Source), "kind": nilIfEmpty(m.Kind), "text": m.Text,
+			"embedding": vectorText(vecs[i]), "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
+			"mentioned_at": m.MentionedAt, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata)}
+	}
+	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rows)})
+	if err != nil {
+		return err
+	}
+	var updated []int64
+	var ext string
+	var id int64
+	var existed bool
+	_, err = pgx.ForEachRow(r, []any{&ext, &id, &existed}, func() error {
+		t.memories[ext] = id
+		if existed {
+			updated = append(updated, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t.res.Memories, t.res.Updated = len(t.memories), len(updated)
+	if len(updated) == 0 {
+		return nil
+	}
+	slices.Sort(updated)
+	_, err = t.tx.Exec(t.ctx, statementText("links"), pgx.NamedArgs{"ids": updated})
+	return err
+}
+
+// writeEntities upserts the entities the caller gives.
+func (t *txn) writeEntities(b Batch, _ [][]float32) error {
+	t.entities = map[string]int64{}
+	if len(b.Entities) == 0 {
+		return nil
+	}
+	rows := make([]map[string]any, len(b.Entities))
+	for i, en := range b.Entities {
+		rows[i] = map[string]any{"id": en.ID, "name": en.Name, "kind": en.Kind, "aliases": nonNilS(en.Aliases), "metadata": nonNil(en.Metadata)}
+	}
+	got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rows), "keep_existing": false})
+	if err != nil {
+		return err
+	}
+	t.entities = got
+	t.res.Entities = len(got)
+	return nil
+}
+
+func nonNil(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func nonNilS(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
