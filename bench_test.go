@@ -11,8 +11,8 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
-	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/ortrun"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/testkit/synth"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/rerank"

@@ -9,15 +9,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/recall-engine/recall/records"
 )
 
-// Doc is one corpus document of a BEIR dataset.
-type Doc struct {
-	ID       string         `json:"_id"`
-	Title    string         `json:"title"`
-	Text     string         `json:"text"`
-	Metadata map[string]any `json:"metadata"`
-}
+// Doc is one corpus document of a BEIR dataset (records.Doc maps it to a write batch's rows).
+type Doc = records.Doc
 
 // Dataset is a BEIR-format directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv.
 type Dataset struct {

@@ -39,25 +39,25 @@ type Candidate struct {
 // lane_ranks and lane_scores hold every lane's rank and score in lane order, NULL where the
 // lane did not return the memory.
 type row struct {
-	ID            int64            `db:"id"`
-	LaneRanks     []*int64         `db:"lane_ranks"`
-	LaneScores    []*float64       `db:"lane_scores"`
-	Direct        bool             `db:"direct"`
-	RRF           float64          `db:"rrf"`
-	Fused         float64          `db:"fused"`
-	LastAccessed  *time.Time       `db:"last_accessed"`
-	AccessCount   int64            `db:"access_count"`
-	ExternalID    string           `db:"external_id"`
-	Kind          string           `db:"kind"`
-	Text          string           `db:"text"`
-	Tags          []string         `db:"tags"`
-	Metadata      map[string]any   `db:"metadata"`
-	OccurredStart *time.Time       `db:"occurred_start"`
-	OccurredEnd   *time.Time       `db:"occurred_end"`
-	SourceID      *int64           `db:"source_id"`
-	SourceTitle   string           `db:"source_title"`
-	SourceURI     string           `db:"source_uri"`
-	Entities      []string         `db:"entities"`
+	ID            int64          `db:"id"`
+	LaneRanks     []*int64       `db:"lane_ranks"`
+	LaneScores    []*float64     `db:"lane_scores"`
+	Direct        bool           `db:"direct"`
+	RRF           float64        `db:"rrf"`
+	Fused         float64        `db:"fused"`
+	LastAccessed  *time.Time     `db:"last_accessed"`
+	AccessCount   int64          `db:"access_count"`
+	ExternalID    string         `db:"external_id"`
+	Kind          string         `db:"kind"`
+	Text          string         `db:"text"`
+	Tags          []string       `db:"tags"`
+	Metadata      map[string]any `db:"metadata"`
+	OccurredStart *time.Time     `db:"occurred_start"`
+	OccurredEnd   *time.Time     `db:"occurred_end"`
+	SourceID      *int64         `db:"source_id"`
+	SourceTitle   string         `db:"source_title"`
+	SourceURI     string         `db:"source_uri"`
+	Entities      []string       `db:"entities"`
 }
 
 func scanCandidate(r pgx.CollectableRow) (Candidate, error) {

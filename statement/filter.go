@@ -36,7 +36,9 @@ type FilterError struct {
 	Problem string
 }
 
-func (e *FilterError) Error() string { return fmt.Sprintf("statement: filters.%s: %s", e.Field, e.Problem) }
+func (e *FilterError) Error() string {
+	return fmt.Sprintf("statement: filters.%s: %s", e.Field, e.Problem)
+}
 
 // Validate refuses an unknown tags mode (which would match nothing) and an empty range.
 func (f Filters) Validate() error {

@@ -26,50 +26,50 @@ import (
 // lane by name; their defaults are the lanes' (lanes.go). Every setting is a bind (or a SET
 // LOCAL), so a changed value takes effect on the next call with no cache invalidation.
 type Settings struct {
-	RRFK    float64 `set:"rrf_k" default:"20" range:"(0,]"`             // RRF constant k in weight / (k + rank)
-	Weights Weights `set:"weights"`                                     // per-lane RRF weight
-	K       int     `set:"k" default:"100" range:"[1,]"`                // rows returned
+	RRFK    float64       `set:"rrf_k" default:"20" range:"(0,]"`             // RRF constant k in weight / (k + rank)
+	Weights Weights       `set:"weights"`                                     // per-lane RRF weight
+	K       int           `set:"k" default:"100" range:"[1,]"`                // rows returned
 	Timeout time.Duration `set:"timeout" default:"10s" range:"[0,]" bind:"-"` // statement_timeout (0: the server's)
 
-	VectorK           int     `set:"vector_k" default:"100" range:"[1,]"`                // vector lane depth
-	VectorMaxDistance float64 `set:"vector_max_distance" default:"1" range:"[0,2]"`      // cosine distance floor: farther hits are dropped
-	EfSearch          int     `set:"ef_search" default:"100" range:"[1,1000]" bind:"-"`  // hnsw.ef_search (at least VectorK)
-	VectorExactScale  float64 `set:"vector_exact_scale" default:"250" range:"[0,]"`      // exact search when visible^2 <= scale * all memories
+	VectorK           int     `set:"vector_k" default:"100" range:"[1,]"`               // vector lane depth
+	VectorMaxDistance float64 `set:"vector_max_distance" default:"1" range:"[0,2]"`     // cosine distance floor: farther hits are dropped
+	EfSearch          int     `set:"ef_search" default:"100" range:"[1,1000]" bind:"-"` // hnsw.ef_search (at least VectorK)
+	VectorExactScale  float64 `set:"vector_exact_scale" default:"250" range:"[0,]"`     // exact search when visible^2 <= scale * all memories
 
-	BM25K        int     `set:"bm25_k" default:"100" range:"[1,]"`                   // BM25 lane depth
-	BM25K1       float64 `set:"bm25_k1" default:"0.9" range:"[0,]"`                  // BM25 k1
-	BM25B        float64 `set:"bm25_b" default:"0.4" range:"[0,1]"`                  // BM25 b
-	BM25Postings int     `set:"bm25_postings" default:"300" range:"[0,]" null:"0"`   // postings read per query term and scope set (0: all)
-	BM25Whole    int     `set:"bm25_whole" default:"10000" range:"[0,]"`             // a term in at most this many visible memories is read whole, not probed per candidate
+	BM25K        int     `set:"bm25_k" default:"100" range:"[1,]"`                 // BM25 lane depth
+	BM25K1       float64 `set:"bm25_k1" default:"0.9" range:"[0,]"`                // BM25 k1
+	BM25B        float64 `set:"bm25_b" default:"0.4" range:"[0,1]"`                // BM25 b
+	BM25Postings int     `set:"bm25_postings" default:"300" range:"[0,]" null:"0"` // postings read per query term and scope set (0: all)
+	BM25Whole    int     `set:"bm25_whole" default:"10000" range:"[0,]"`           // a term in at most this many visible memories is read whole, not probed per candidate
 
-	MentionK         int     `set:"mention_k" default:"50" range:"[1,]"`                      // mention lane depth
-	MentionEntitiesK int     `set:"mention_entities_k" default:"16" range:"[1,]"`             // entities matched by the fuzzy branch
-	MentionFloor     float64 `set:"mention_floor" default:"0.7" range:"(0,1]"`                // trigram similarity floor for entity names
-	MentionPostings  int     `set:"mention_postings" default:"1000" range:"[0,]" null:"0"`    // newest memories read per named entity (0: all)
+	MentionK         int     `set:"mention_k" default:"50" range:"[1,]"`                   // mention lane depth
+	MentionEntitiesK int     `set:"mention_entities_k" default:"16" range:"[1,]"`          // entities matched by the fuzzy branch
+	MentionFloor     float64 `set:"mention_floor" default:"0.7" range:"(0,1]"`             // trigram similarity floor for entity names
+	MentionPostings  int     `set:"mention_postings" default:"1000" range:"[0,]" null:"0"` // newest memories read per named entity (0: all)
 
-	TitleK          int     `set:"title_k" default:"20" range:"[1,]"`                 // title lane depth
-	TitleSourcesK   int     `set:"title_sources_k" default:"8" range:"[1,]"`          // sources matched by title
-	TitleFloor      float64 `set:"title_floor" default:"0.6" range:"(0,1]"`           // trigram similarity floor for titles
-	TitleExactWords int     `set:"title_exact_words" default:"16" range:"[1,64]"`     // longest query n-gram (in words) matched against title keys
-	TitleFuzzyWords int     `set:"title_fuzzy_words" default:"4" range:"[0,64]"`      // longest query n-gram matched by trigram similarity (at most TitleExactWords)
+	TitleK          int     `set:"title_k" default:"20" range:"[1,]"`             // title lane depth
+	TitleSourcesK   int     `set:"title_sources_k" default:"8" range:"[1,]"`      // sources matched by title
+	TitleFloor      float64 `set:"title_floor" default:"0.6" range:"(0,1]"`       // trigram similarity floor for titles
+	TitleExactWords int     `set:"title_exact_words" default:"16" range:"[1,64]"` // longest query n-gram (in words) matched against title keys
+	TitleFuzzyWords int     `set:"title_fuzzy_words" default:"4" range:"[0,64]"`  // longest query n-gram matched by trigram similarity (at most TitleExactWords)
 
-	GraphK          int     `set:"graph_k" default:"50" range:"[1,]"`                    // graph lane depth
-	GraphDamping    float64 `set:"graph_damping" default:"0.85" range:"[0,1)"`           // PageRank damping
-	GraphIterations int     `set:"graph_iterations" default:"20" range:"[0,]"`           // power iterations
-	GraphHops       int     `set:"graph_hops" default:"2" range:"[0,]"`                  // walk radius around the seeds
-	GraphFrontier   int     `set:"graph_frontier" default:"128" range:"[1,16000]"`       // most entities in the walk (a pgvector vector holds a row of its matrix)
-	GraphDegree     int     `set:"graph_degree" default:"16" range:"[1,]"`               // heaviest edges kept per entity
-	GraphSeedHits   int     `set:"graph_seed_hits" default:"5" range:"[0,]"`             // vector hits whose entities seed the walk when the query names none
-	GraphEntities   int     `set:"graph_entities" default:"20" range:"[1,]"`             // entities with the most mass that score memories
-	GraphMentions   int     `set:"graph_mentions" default:"100" range:"[0,]" null:"0"`   // newest memories each of them gives its mass to (0: all)
+	GraphK          int     `set:"graph_k" default:"50" range:"[1,]"`                  // graph lane depth
+	GraphDamping    float64 `set:"graph_damping" default:"0.85" range:"[0,1)"`         // PageRank damping
+	GraphIterations int     `set:"graph_iterations" default:"20" range:"[0,]"`         // power iterations
+	GraphHops       int     `set:"graph_hops" default:"2" range:"[0,]"`                // walk radius around the seeds
+	GraphFrontier   int     `set:"graph_frontier" default:"128" range:"[1,16000]"`     // most entities in the walk (a pgvector vector holds a row of its matrix)
+	GraphDegree     int     `set:"graph_degree" default:"16" range:"[1,]"`             // heaviest edges kept per entity
+	GraphSeedHits   int     `set:"graph_seed_hits" default:"5" range:"[0,]"`           // vector hits whose entities seed the walk when the query names none
+	GraphEntities   int     `set:"graph_entities" default:"20" range:"[1,]"`           // entities with the most mass that score memories
+	GraphMentions   int     `set:"graph_mentions" default:"100" range:"[0,]" null:"0"` // newest memories each of them gives its mass to (0: all)
 
-	TemporalK     int     `set:"temporal_k" default:"50" range:"[1,]"`            // temporal lane depth
-	TemporalScale float64 `set:"temporal_scale" default:"86400" range:"(0,]"`     // seconds: score 1 / (1 + gap / scale)
-	TemporalSlack float64 `set:"temporal_slack" default:"2592000" range:"[0,]"`   // seconds around the window that still count
+	TemporalK     int     `set:"temporal_k" default:"50" range:"[1,]"`          // temporal lane depth
+	TemporalScale float64 `set:"temporal_scale" default:"86400" range:"(0,]"`   // seconds: score 1 / (1 + gap / scale)
+	TemporalSlack float64 `set:"temporal_slack" default:"2592000" range:"[0,]"` // seconds around the window that still count
 
-	WRecency        float64       `set:"w_recency" default:"0.002" range:"[0,]"`           // weight of the recency term
-	RecencyHalfLife time.Duration `set:"recency_half_life" default:"168h" range:"(0,]"`    // half-life of the recency term over last_accessed
-	WFrequency      float64       `set:"w_frequency" default:"0.001" range:"[0,]"`         // weight of ln(1 + access_count)
+	WRecency        float64       `set:"w_recency" default:"0.002" range:"[0,]"`        // weight of the recency term
+	RecencyHalfLife time.Duration `set:"recency_half_life" default:"168h" range:"(0,]"` // half-life of the recency term over last_accessed
+	WFrequency      float64       `set:"w_frequency" default:"0.001" range:"[0,]"`      // weight of ln(1 + access_count)
 }
 
 // Weights are the lanes' RRF weights, indexed by lane; in JSON, an object keyed by lane name.

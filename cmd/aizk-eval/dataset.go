@@ -15,6 +15,7 @@ import (
 	"github.com/recall-engine/recall/eval"
 	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/internal/command/progress"
+	"github.com/recall-engine/recall/records"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -160,29 +161,18 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 			// A corpus is entity-dense text loaded in bulk: exact entity links only.
 			b := recall.Batch{NoExtract: d.noExtract, DeferVectorIndex: true, ExactEntityLinks: true}
 			for _, doc := range docs[lo:min(len(docs), lo+500)] {
-				mem := recall.Memory{ID: doc.ID, Text: doc.Text, Metadata: doc.Metadata}
-				if strings.TrimSpace(mem.Text) == "" {
-					mem.Text = doc.Title
+				recs, err := doc.Records(records.Options{SpeakerField: d.speakerField, TimeField: d.timeField})
+				if err != nil {
+					return fmt.Errorf("corpus document %s: %w", doc.ID, err)
 				}
-				if doc.Title != "" {
-					b.Sources = append(b.Sources, recall.Source{ID: doc.ID, Title: doc.Title})
-					mem.Source = doc.ID
-				}
-				if d.speakerField != "" {
-					if v, ok := doc.Metadata[d.speakerField].(string); ok {
-						mem.Speaker = v
+				for _, r := range recs {
+					if r.Source != nil {
+						b.Sources = append(b.Sources, *r.Source)
+					}
+					if r.Memory != nil {
+						b.Memories = append(b.Memories, *r.Memory)
 					}
 				}
-				if d.timeField != "" {
-					if v, ok := doc.Metadata[d.timeField].(string); ok {
-						t, err := cli.ParseTime(v)
-						if err != nil {
-							return fmt.Errorf("corpus document %s: %s: %w", doc.ID, d.timeField, err)
-						}
-						mem.OccurredStart = &t
-					}
-				}
-				b.Memories = append(b.Memories, mem)
 			}
 			if _, err := e.Write(ctx, user, b); err != nil {
 				return fmt.Errorf("ingest: %w", err)

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,55 +48,15 @@ func (m *Main) trace(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var e *recall.Engine
-	user := recall.User{ID: "aizk-eval", Read: scopes, Label: *label}
-	var question string
-	var relevant []string
-	switch {
-	case d.dir != "" && *queryID != "" && len(pos) == 0:
-		ds, c, eng, err := m.openDataset(ctx, d)
-		if err != nil {
-			return err
+	sub, err := m.traceSubject(ctx, d, *queryID, pos, recall.User{ID: "aizk-eval", Read: scopes, Label: *label})
+	if err != nil {
+		if errors.Is(err, cli.ErrUsage) {
+			fs.Usage()
 		}
-		defer c.Close()
-		e = eng
-		text, ok := ds.Queries[*queryID]
-		if !ok {
-			return fmt.Errorf("no query %q in %s", *queryID, d.dir)
-		}
-		question = text
-		q := ds.Judged()
-		for _, x := range q {
-			if x.ID == *queryID {
-				u, err := d.queryUser(x)
-				if err != nil {
-					return err
-				}
-				user = u
-			}
-		}
-		for id, g := range ds.Qrels[*queryID] {
-			if g > 0 {
-				relevant = append(relevant, id)
-			}
-		}
-	case d.dir == "" && *queryID == "" && len(pos) == 1:
-		c, err := m.Connect(ctx, true)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		if e, err = recall.New(ctx, recall.Config{Pool: c.Runtime}); err != nil {
-			return err
-		}
-		question = pos[0]
-		if len(user.Read) == 0 {
-			user.Read = []string{"default"}
-		}
-	default:
-		fs.Usage()
-		return fmt.Errorf("%w: want a quoted question, or --dataset and --query-id", cli.ErrUsage)
+		return err
 	}
+	defer sub.close()
+	e, user, question, relevant := sub.engine, sub.user, sub.question, sub.relevant
 	tr, err := e.Trace(ctx, user, question, *budget, nil)
 	if err != nil {
 		return err
@@ -105,18 +67,9 @@ func (m *Main) trace(ctx context.Context, args []string) error {
 		return enc.Encode(traceJSON(tr))
 	}
 	renderTrace(m.Stdout, tr, *top)
-	explain := func(id string) {
-		for i := range tr.Candidates {
-			if tr.Candidates[i].ExternalID == id {
-				fmt.Fprint(m.Stdout, tr.Why(&tr.Candidates[i]))
-				return
-			}
-		}
-		fmt.Fprintf(m.Stdout, "%s: not among the statement's %d candidates (no lane found it within its depth)\n", id, len(tr.Candidates))
-	}
 	if *why != "" {
 		fmt.Fprintln(m.Stdout, "\nwhy:")
-		explain(*why)
+		explain(m.Stdout, tr, *why)
 	}
 	if len(relevant) > 0 {
 		// The first relevant document in merit order (or any, when none was found).
@@ -129,9 +82,78 @@ func (m *Main) trace(ctx context.Context, args []string) error {
 			}
 		}
 		fmt.Fprintf(m.Stdout, "\nrelevant (qrels): %s\nwhy the first relevant document ranked where it did:\n", strings.Join(relevant, ", "))
-		explain(best)
+		explain(m.Stdout, tr, best)
 	}
 	return nil
+}
+
+// explain writes why the candidate with external id ranked where it did.
+func explain(w io.Writer, tr *recall.Trace, id string) {
+	for i := range tr.Candidates {
+		if tr.Candidates[i].ExternalID == id {
+			fmt.Fprint(w, tr.Why(&tr.Candidates[i]))
+			return
+		}
+	}
+	fmt.Fprintf(w, "%s: not among the statement's %d candidates (no lane found it within its depth)\n", id, len(tr.Candidates))
+}
+
+// subject is what a trace asks: the engine, the asking user, the question, and the judged
+// relevant documents of a dataset query.
+type subject struct {
+	engine   *recall.Engine
+	user     recall.User
+	question string
+	relevant []string
+	close    func()
+}
+
+// traceSubject opens the dataset's database for --dataset and --query-id, or the configured
+// database for a quoted question.
+func (m *Main) traceSubject(ctx context.Context, d datasetFlags, queryID string, pos []string, user recall.User) (subject, error) {
+	switch {
+	case d.dir != "" && queryID != "" && len(pos) == 0:
+		ds, c, e, err := m.openDataset(ctx, d)
+		if err != nil {
+			return subject{}, err
+		}
+		text, ok := ds.Queries[queryID]
+		if !ok {
+			c.Close()
+			return subject{}, fmt.Errorf("no query %q in %s", queryID, d.dir)
+		}
+		sub := subject{engine: e, user: user, question: text, close: c.Close}
+		for _, x := range ds.Judged() {
+			if x.ID == queryID {
+				if sub.user, err = d.queryUser(x); err != nil {
+					c.Close()
+					return subject{}, err
+				}
+			}
+		}
+		for id, g := range ds.Qrels[queryID] {
+			if g > 0 {
+				sub.relevant = append(sub.relevant, id)
+			}
+		}
+		slices.Sort(sub.relevant)
+		return sub, nil
+	case d.dir == "" && queryID == "" && len(pos) == 1:
+		c, err := m.Connect(ctx, true)
+		if err != nil {
+			return subject{}, err
+		}
+		e, err := recall.New(ctx, recall.Config{Pool: c.Runtime})
+		if err != nil {
+			c.Close()
+			return subject{}, err
+		}
+		if len(user.Read) == 0 {
+			user.Read = []string{"default"}
+		}
+		return subject{engine: e, user: user, question: pos[0], close: c.Close}, nil
+	}
+	return subject{}, fmt.Errorf("%w: want a quoted question, or --dataset and --query-id", cli.ErrUsage)
 }
 
 // renderTrace writes each lane's top candidates side by side, the fused order, and the
@@ -230,7 +252,7 @@ func traceJSON(tr *recall.Trace) any {
 	cands := make([]cand, len(tr.Candidates))
 	for i, c := range tr.Candidates {
 		hits := map[string]statement.LaneHit{}
-		for l := range statement.Lane(statement.NumLanes) {
+		for _, l := range statement.Lanes() {
 			if c.Lanes[l].Rank > 0 {
 				hits[l.String()] = c.Lanes[l]
 			}

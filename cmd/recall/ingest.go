@@ -15,6 +15,7 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/progress"
+	"github.com/recall-engine/recall/records"
 )
 
 // ingest: recall ingest FILE... [--scope S] [--format F] [--batch N] [--no-extract]
@@ -102,14 +103,7 @@ type ingestSummary struct {
 func (s *ingestSummary) add(o ingestSummary) {
 	s.files += o.files
 	s.lines += o.lines
-	r, x := &s.res, o.res
-	r.Sources += x.Sources
-	r.Memories += x.Memories
-	r.Entities += x.Entities
-	r.Updated += x.Updated
-	r.Extracted += x.Extracted
-	r.Mentions += x.Mentions
-	r.Relations += x.Relations
+	s.res.Add(o.res)
 }
 
 func (s ingestSummary) String(d time.Duration) string {
@@ -125,28 +119,28 @@ type pending struct {
 	srcAt                               map[string]int
 }
 
-func (p *pending) add(r record) {
+func (p *pending) add(r records.Record) {
 	switch {
-	case r.source != nil:
+	case r.Source != nil:
 		if p.srcAt == nil {
 			p.srcAt = map[string]int{}
 		}
-		if i, ok := p.srcAt[r.source.ID]; ok { // the same source again (BEIR titles, turns): last wins
-			p.b.Sources[i], p.srcLines[i] = *r.source, r.line
+		if i, ok := p.srcAt[r.Source.ID]; ok { // the same source again (BEIR titles, turns): last wins
+			p.b.Sources[i], p.srcLines[i] = *r.Source, r.Line
 			return
 		}
-		p.srcAt[r.source.ID] = len(p.b.Sources)
-		p.b.Sources = append(p.b.Sources, *r.source)
-		p.srcLines = append(p.srcLines, r.line)
-	case r.memory != nil:
-		p.b.Memories = append(p.b.Memories, *r.memory)
-		p.memLines = append(p.memLines, r.line)
-	case r.entity != nil:
-		p.b.Entities = append(p.b.Entities, *r.entity)
-		p.entLines = append(p.entLines, r.line)
-	case r.relation != nil:
-		p.b.Relations = append(p.b.Relations, *r.relation)
-		p.rLine = append(p.rLine, r.line)
+		p.srcAt[r.Source.ID] = len(p.b.Sources)
+		p.b.Sources = append(p.b.Sources, *r.Source)
+		p.srcLines = append(p.srcLines, r.Line)
+	case r.Memory != nil:
+		p.b.Memories = append(p.b.Memories, *r.Memory)
+		p.memLines = append(p.memLines, r.Line)
+	case r.Entity != nil:
+		p.b.Entities = append(p.b.Entities, *r.Entity)
+		p.entLines = append(p.entLines, r.Line)
+	case r.Relation != nil:
+		p.b.Relations = append(p.b.Relations, *r.Relation)
+		p.rLine = append(p.rLine, r.Line)
 	}
 }
 
@@ -207,7 +201,7 @@ func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.U
 		if err != nil {
 			var we *recall.WriteError
 			if errors.As(err, &we) {
-				return &lineError{File: name, Line: p.lineOf(we.Item), Problem: we.Field + ": " + we.Problem}
+				return &records.LineError{File: name, Line: p.lineOf(we.Item), Problem: we.Field + ": " + we.Problem}
 			}
 			return err
 		}
@@ -219,7 +213,7 @@ func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.U
 		b, err := br.ReadBytes('\n')
 		read += int64(len(b))
 		if len(strings.TrimSpace(string(b))) > 0 {
-			recs, perr := parseLine(b, o.format, name, line)
+			recs, perr := records.Parse(b, records.Format(o.format), name, line, records.Options{})
 			if perr != nil {
 				return perr
 			}

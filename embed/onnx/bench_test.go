@@ -10,8 +10,8 @@ import (
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/embed/onnx"
 	"github.com/recall-engine/recall/internal/hf"
-	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/ortrun"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 )
 
 // benchQuery is a 16-token question, a typical agent query.

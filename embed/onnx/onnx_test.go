@@ -12,8 +12,8 @@ import (
 
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/embed/onnx"
-	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/ortrun"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 )
 
 // backends are the backends this test binary has: ONNX Runtime too when built with -tags ort.

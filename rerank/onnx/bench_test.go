@@ -10,8 +10,8 @@ import (
 	"github.com/knights-analytics/hugot/pipelines"
 
 	"github.com/recall-engine/recall/internal/hf"
-	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/ortrun"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/rerank/onnx"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/ortrun"
+	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/rerank/onnx"
 )
 

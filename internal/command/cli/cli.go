@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
-	"time"
 )
 
 // Env is a command's outputs and environment, so tests can run commands in-process.
@@ -93,17 +91,4 @@ func (env Env) Flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	return fs
-}
-
-var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", time.DateOnly}
-
-// ParseTime reads RFC 3339 times, "2006-01-02 15:04[:05]" and plain dates (as UTC).
-func ParseTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	for _, l := range timeLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 or YYYY-MM-DD[ HH:MM[:SS]]", s)
 }

@@ -1,0 +1,49 @@
+package records
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/recall-engine/recall/write"
+)
+
+// Doc is one corpus document of a BEIR dataset.
+type Doc struct {
+	ID       string         `json:"_id"`
+	Title    string         `json:"title"`
+	Text     string         `json:"text"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+// Records maps the document to a source (when it has a title; the memory's source) and a
+// memory with its metadata, its text (the title when the text is blank), and, as o names
+// them, its speaker and occurred time.
+func (d Doc) Records(o Options) ([]Record, error) {
+	if d.ID == "" {
+		return nil, fmt.Errorf(`BEIR record without "_id"`)
+	}
+	m := &write.Memory{ID: d.ID, Text: d.Text, Metadata: d.Metadata}
+	if strings.TrimSpace(m.Text) == "" {
+		m.Text = d.Title
+	}
+	if o.SpeakerField != "" {
+		if v, ok := d.Metadata[o.SpeakerField].(string); ok {
+			m.Speaker = v
+		}
+	}
+	if o.TimeField != "" {
+		if v, ok := d.Metadata[o.TimeField].(string); ok {
+			t, err := ParseTime(v, o.TimeLayouts...)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", o.TimeField, err)
+			}
+			m.OccurredStart = &t
+		}
+	}
+	var out []Record
+	if d.Title != "" {
+		out = append(out, Record{Source: &write.Source{ID: d.ID, Title: d.Title}})
+		m.Source = d.ID
+	}
+	return append(out, Record{Memory: m}), nil
+}

@@ -1,0 +1,118 @@
+// Package records reads the record formats recall ingests, one JSON object per line, and
+// maps each to the rows of a write batch (package write). One mapping per format, used by
+// `recall ingest` and by aizk-eval's dataset loader alike:
+//
+//	native: {"type": "source"|"memory"|"entity"|"relation", ...the fields of write.Source,
+//	        Memory, Entity, Relation in snake case}
+//	beir:   {"_id", "title", "text", "metadata"}: a source (when titled) and a memory
+//	turns:  {"speaker", "text", "date"|"time"|"timestamp", "id"?, "conversation"?}: a
+//	        conversation turn, an experience memory spoken by speaker
+//
+// With format auto, each line's keys say which it is.
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/recall-engine/recall/write"
+)
+
+// Format names a record format.
+type Format string
+
+// The formats.
+const (
+	Auto   Format = "auto"
+	Native Format = "native"
+	BEIR   Format = "beir"
+	Turns  Format = "turns"
+)
+
+// Record is what one line adds to a batch: exactly one of its rows is set.
+type Record struct {
+	Line     int
+	Source   *write.Source
+	Memory   *write.Memory
+	Entity   *write.Entity
+	Relation *write.Relation
+}
+
+// LineError is a malformed line: where and why.
+type LineError struct {
+	File    string
+	Line    int
+	Problem string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Problem) }
+
+// Options change how lines map to rows.
+type Options struct {
+	// SpeakerField, for BEIR records: the metadata field naming the memory's speaker.
+	SpeakerField string
+	// TimeField, for BEIR records: the metadata field holding the memory's occurred time.
+	TimeField string
+	// TimeLayouts are Go time layouts tried before the built-in ones (ParseTime).
+	TimeLayouts []string
+}
+
+// Parse reads one line of file in format f.
+func Parse(b []byte, f Format, file string, line int, o Options) ([]Record, error) {
+	bad := func(format string, args ...any) ([]Record, error) {
+		return nil, &LineError{File: file, Line: line, Problem: fmt.Sprintf(format, args...)}
+	}
+	if f == Auto {
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(b, &keys); err != nil {
+			return bad("not a JSON object: %v", err)
+		}
+		switch {
+		case keys["type"] != nil:
+			f = Native
+		case keys["_id"] != nil:
+			f = BEIR
+		case keys["speaker"] != nil:
+			f = Turns
+		default:
+			return bad(`unknown record: want "type" (native), "_id" (BEIR corpus) or "speaker" (conversation turn)`)
+		}
+	}
+	var recs []Record
+	var err error
+	switch f {
+	case Native:
+		recs, err = parseNative(b, o)
+	case BEIR:
+		var d Doc
+		if err = strict(b, &d); err != nil {
+			return bad("BEIR record: %v", err)
+		}
+		recs, err = d.Records(o)
+	case Turns:
+		recs, err = parseTurn(b, file, line, o)
+	default:
+		return bad("unknown format %q: want auto, native, beir or turns", f)
+	}
+	if err != nil {
+		return bad("%v", err)
+	}
+	for i := range recs {
+		recs[i].Line = line
+	}
+	return recs, nil
+}
+
+// strict decodes one JSON object into v, refusing unknown fields and trailing values.
+func strict(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return fmt.Errorf("more than one JSON value on the line")
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package records_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/recall-engine/recall/records"
+	"github.com/recall-engine/recall/write"
+)
+
+func at(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return &t
+}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, line string
+		format     records.Format
+		o          records.Options
+		want       []records.Record
+	}{
+		{"native memory", `{"type": "memory", "id": "m1", "text": "hi", "occurred_start": "2024-03-01", "tags": ["a"]}`, records.Auto, records.Options{},
+			[]records.Record{{Line: 7, Memory: &write.Memory{ID: "m1", Text: "hi", OccurredStart: at("2024-03-01T00:00:00Z"), Tags: []string{"a"}}}}},
+		{"native relation", `{"type": "relation", "from": "a", "to": "b", "predicate": "knows"}`, records.Native, records.Options{},
+			[]records.Record{{Line: 7, Relation: &write.Relation{From: "a", To: "b", Predicate: "knows"}}}},
+		{"beir titled", `{"_id": "d1", "title": "T", "text": "body"}`, records.Auto, records.Options{},
+			[]records.Record{{Line: 7, Source: &write.Source{ID: "d1", Title: "T"}}, {Line: 7, Memory: &write.Memory{ID: "d1", Source: "d1", Text: "body"}}}},
+		{"beir blank text takes the title", `{"_id": "d2", "title": "Only a title", "text": " "}`, records.BEIR, records.Options{},
+			[]records.Record{{Line: 7, Source: &write.Source{ID: "d2", Title: "Only a title"}}, {Line: 7, Memory: &write.Memory{ID: "d2", Source: "d2", Text: "Only a title"}}}},
+		{"beir speaker and time fields", `{"_id": "c:D1:3", "title": "", "text": "Ana: yes", "metadata": {"who": "Ana", "when": "1:56 pm on 8 May, 2023"}}`,
+			records.BEIR, records.Options{SpeakerField: "who", TimeField: "when"},
+			[]records.Record{{Line: 7, Memory: &write.Memory{ID: "c:D1:3", Text: "Ana: yes", Speaker: "Ana", OccurredStart: at("2023-05-08T13:56:00Z"),
+				Metadata: map[string]any{"who": "Ana", "when": "1:56 pm on 8 May, 2023"}}}}},
+		{"turn", `{"speaker": "Bo", "text": "hello", "date": "2024-01-02", "conversation": "chat"}`, records.Auto, records.Options{},
+			[]records.Record{{Line: 7, Source: &write.Source{ID: "chat", Title: "chat"}},
+				{Line: 7, Memory: &write.Memory{ID: "chat:7", Source: "chat", Kind: "experience", Text: "hello", Speaker: "Bo", OccurredStart: at("2024-01-02T00:00:00Z")}}}},
+	} {
+		got, err := records.Parse([]byte(c.line), c.format, "f.jsonl", 7, c.o)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		line   string
+		format records.Format
+	}{
+		{`not json`, records.Auto},
+		{`{"x": 1}`, records.Auto},
+		{`{"type": "memory", "id": "m", "text": "t", "colour": "red"}`, records.Native},
+		{`{"type": "thing"}`, records.Native},
+		{`{"title": "no id"}`, records.BEIR},
+		{`{"text": "no speaker"}`, records.Turns},
+		{`{"speaker": "a", "text": "t", "date": "yesterday"}`, records.Turns},
+		{`{"_id": "d"} {"_id": "e"}`, records.BEIR},
+		{`{"_id": "d"}`, "csv"},
+	} {
+		_, err := records.Parse([]byte(c.line), c.format, "f.jsonl", 3, records.Options{})
+		var le *records.LineError
+		if !errors.As(err, &le) || le.File != "f.jsonl" || le.Line != 3 {
+			t.Errorf("%s (%s): %v, want a LineError at f.jsonl:3", c.line, c.format, err)
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]string{
+		"2024-03-01T10:00:00+02:00": "2024-03-01T08:00:00Z",
+		"2024-03-01 10:00":          "2024-03-01T10:00:00Z",
+		"2024-03-01":                "2024-03-01T00:00:00Z",
+		"1:56 pm on 8 May, 2023":    "2023-05-08T13:56:00Z",
+		"10:37 am on 27 June, 2023": "2023-06-27T10:37:00Z",
+		"8 May 2023":                "2023-05-08T00:00:00Z",
+		"May 8, 2023":               "2023-05-08T00:00:00Z",
+	} {
+		got, err := records.ParseTime(s)
+		if err != nil || got.Format(time.RFC3339) != want {
+			t.Errorf("%q: %v %v, want %s", s, got, err, want)
+		}
+	}
+	if got, err := records.ParseTime("08/05/23", "02/01/06"); err != nil || got.Format(time.DateOnly) != "2023-05-08" {
+		t.Errorf("a layout given: %v %v", got, err)
+	}
+	if _, err := records.ParseTime("last week"); err == nil {
+		t.Error(`"last week" parsed as a time`)
+	}
+}
