@@ -13,6 +13,7 @@ import (
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/statement"
 )
 
 const toy = "../../testdata/beir-toy"
@@ -69,7 +70,9 @@ func TestBenchStudyOnToy(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Dataset != "beir-toy" || rep.Queries != 6 || len(rep.Plans) != 13 || len(rep.Significance) != 12 {
+	// The study: maximal, each lane alone, maximal minus each lane; each arm against maximal.
+	arms := 1 + 2*statement.NumLanes
+	if rep.Dataset != "beir-toy" || rep.Queries != 6 || len(rep.Plans) != arms || len(rep.Significance) != arms-1 {
 		t.Fatalf("report: %s", b)
 	}
 	for _, p := range rep.Plans {
