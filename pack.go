@@ -30,6 +30,15 @@ type Pack struct {
 	Accessed int64 `json:"accessed"`
 }
 
+// IDs lists the external ids of the packed memories in the order the pack gives them.
+func (p *Pack) IDs() []string {
+	out := make([]string, len(p.Items))
+	for i, it := range p.Items {
+		out[i] = it.ExternalID
+	}
+	return out
+}
+
 // Item is one packed memory with its provenance.
 type Item struct {
 	ID         int64  `json:"id"`

@@ -5,6 +5,7 @@ package eval
 import (
 	"math"
 	"sort"
+	"strings"
 )
 
 // Qrels are relevance judgments for one query: document id -> grade (> 0 relevant).
@@ -66,4 +67,52 @@ func MRR(ranked []string, rel Qrels, k int) float64 {
 		}
 	}
 	return 0
+}
+
+// A Metric scores one ranked list against a query's judgments.
+type Metric struct {
+	Name string
+	Fn   func(ranked []string, rel Qrels) float64
+}
+
+// Metrics are the metrics every study reports, in report order.
+var Metrics = []Metric{
+	{"ndcg@10", func(r []string, q Qrels) float64 { return NDCG(r, q, 10) }},
+	{"recall@5", func(r []string, q Qrels) float64 { return Recall(r, q, 5) }},
+	{"recall@10", func(r []string, q Qrels) float64 { return Recall(r, q, 10) }},
+	{"recall@25", func(r []string, q Qrels) float64 { return Recall(r, q, 25) }},
+	{"recall@50", func(r []string, q Qrels) float64 { return Recall(r, q, 50) }},
+	{"recall@100", func(r []string, q Qrels) float64 { return Recall(r, q, 100) }},
+	{"mrr@10", func(r []string, q Qrels) float64 { return MRR(r, q, 10) }},
+}
+
+// MetricByName returns the metric called name, or nil.
+func MetricByName(name string) *Metric {
+	for i := range Metrics {
+		if Metrics[i].Name == name {
+			return &Metrics[i]
+		}
+	}
+	return nil
+}
+
+// MetricNames lists the metrics' names, comma-separated.
+func MetricNames() string {
+	var b strings.Builder
+	for i, m := range Metrics {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(m.Name)
+	}
+	return b.String()
+}
+
+// Score returns every metric of ranked against rel.
+func Score(ranked []string, rel Qrels) map[string]float64 {
+	out := make(map[string]float64, len(Metrics))
+	for _, m := range Metrics {
+		out[m.Name] = m.Fn(ranked, rel)
+	}
+	return out
 }

@@ -3,7 +3,9 @@ package eval
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/recall-engine/recall/statement"
@@ -16,24 +18,50 @@ type Query struct {
 	Meta map[string]any
 }
 
-// SearchFunc returns the ranked external ids a plan retrieves for q (at least 100 when the
-// system has them, for Recall@100).
-type SearchFunc func(ctx context.Context, q Query, plan statement.Plan) ([]string, error)
+// SearchFunc returns the external ids a plan retrieves for q, in the order the engine returns
+// them. With budget 0 it is the ranking (at least 100 when the system has them); with a
+// budget, the pack of that many tokens, a run of adjacent memories counting as its memories
+// in order.
+type SearchFunc func(ctx context.Context, q Query, plan statement.Plan, budget int) ([]string, error)
 
-// PlanResult is one arm of a study: its metrics (means over the queries, trec_eval
-// definitions) and latency.
-type PlanResult struct {
-	Plan      string  `json:"plan"`
-	NDCG10    float64 `json:"ndcg@10"`
-	Recall10  float64 `json:"recall@10"`
-	Recall100 float64 `json:"recall@100"`
-	MRR10     float64 `json:"mrr@10"`
-	P50ms     float64 `json:"p50_ms"`
-	P95ms     float64 `json:"p95_ms"`
-	perQuery  []float64
+// Options shape a study. The zero value scores nDCG@10, compares arms on it, and packs
+// nothing.
+type Options struct {
+	// Metric is what arms are compared on (a Metrics name; "": ndcg@10).
+	Metric string
+	// GroupField names a query metadata field: every metric is also reported per its value.
+	GroupField string
+	// PackBudgets are token budgets at which the real pack's evidence recall is measured.
+	PackBudgets []int
+	// Progress, when set, is told after every search.
+	Progress func(done, total int)
 }
 
-// Significance compares an arm's nDCG@10 with maximal's over the same queries.
+// QueryResult is one query's outcome in one arm.
+type QueryResult struct {
+	ID      string             `json:"id"`
+	Group   string             `json:"group,omitempty"`
+	Metrics map[string]float64 `json:"metrics"`
+	// Pack is the evidence recall of the pack at each budget (by its decimal string).
+	Pack map[string]float64 `json:"pack,omitempty"`
+	// Top is the first ten ids returned.
+	Top []string `json:"top"`
+}
+
+// PlanResult is one arm of a study: its metrics (means over the queries, trec_eval
+// definitions), the same per group, the pack's evidence recall per budget, latency, and every
+// query's outcome.
+type PlanResult struct {
+	Plan    string                        `json:"plan"`
+	Metrics map[string]float64            `json:"metrics"`
+	Groups  map[string]map[string]float64 `json:"groups,omitempty"`
+	Pack    map[string]float64            `json:"pack,omitempty"`
+	P50ms   float64                       `json:"p50_ms"`
+	P95ms   float64                       `json:"p95_ms"`
+	Queries []QueryResult                 `json:"per_query"`
+}
+
+// Significance compares an arm's metric with maximal's over the same queries.
 type Significance struct {
 	Plan        string  `json:"plan"`
 	Metric      string  `json:"metric"`
@@ -47,6 +75,10 @@ type Significance struct {
 type Report struct {
 	Dataset      string         `json:"dataset"`
 	Queries      int            `json:"queries"`
+	Metric       string         `json:"metric"`
+	GroupField   string         `json:"group_field,omitempty"`
+	Groups       map[string]int `json:"groups,omitempty"` // queries per group
+	PackBudgets  []int          `json:"pack_budgets,omitempty"`
 	Plans        []PlanResult   `json:"plans"`
 	Significance []Significance `json:"significance"`
 }
@@ -54,75 +86,141 @@ type Report struct {
 // Trials of the randomization test.
 const Trials = 10000
 
-// Study runs every query once per plan, in plan order, and scores each arm; progress (if
-// set) is told after every query. Queries without judgments are skipped by the caller.
+// Study runs every query once per plan (and once more per pack budget), in plan order, and
+// scores each arm. Queries without judgments are skipped by the caller.
 func Study(ctx context.Context, dataset string, queries []Query, qrels map[string]Qrels, plans []statement.Plan,
-	search SearchFunc, progress func(done, total int)) (*Report, error) {
-	rep := &Report{Dataset: dataset, Queries: len(queries)}
-	total := len(queries) * len(plans)
-	done := 0
+	search SearchFunc, o Options) (*Report, error) {
+	if o.Metric == "" {
+		o.Metric = "ndcg@10"
+	}
+	if MetricByName(o.Metric) == nil {
+		return nil, fmt.Errorf("eval: unknown metric %q (metrics: %s)", o.Metric, MetricNames())
+	}
+	rep := &Report{Dataset: dataset, Queries: len(queries), Metric: o.Metric, GroupField: o.GroupField, PackBudgets: o.PackBudgets}
+	if o.GroupField != "" {
+		rep.Groups = map[string]int{}
+		for _, q := range queries {
+			rep.Groups[group(q, o.GroupField)]++
+		}
+	}
+	total, done := len(queries)*len(plans)*(1+len(o.PackBudgets)), 0
 	for _, plan := range plans {
 		r := PlanResult{Plan: plan.String()}
 		lat := make([]time.Duration, 0, len(queries))
 		for _, q := range queries {
 			t := time.Now()
-			ranked, err := search(ctx, q, plan)
+			ranked, err := search(ctx, q, plan, 0)
 			lat = append(lat, time.Since(t))
 			if err != nil {
 				return nil, fmt.Errorf("eval: plan %s, query %s: %w", plan, q.ID, err)
 			}
-			rel := qrels[q.ID]
-			n := NDCG(ranked, rel, 10)
-			r.perQuery = append(r.perQuery, n)
-			r.NDCG10 += n
-			r.Recall10 += Recall(ranked, rel, 10)
-			r.Recall100 += Recall(ranked, rel, 100)
-			r.MRR10 += MRR(ranked, rel, 10)
+			qr := QueryResult{ID: q.ID, Group: group(q, o.GroupField), Metrics: Score(ranked, qrels[q.ID]), Top: ranked[:min(10, len(ranked))]}
+			for _, b := range o.PackBudgets {
+				packed, err := search(ctx, q, plan, b)
+				if err != nil {
+					return nil, fmt.Errorf("eval: plan %s, query %s, pack of %d: %w", plan, q.ID, b, err)
+				}
+				if qr.Pack == nil {
+					qr.Pack = map[string]float64{}
+				}
+				qr.Pack[strconv.Itoa(b)] = Recall(packed, qrels[q.ID], len(packed))
+				done++
+			}
+			r.Queries = append(r.Queries, qr)
 			done++
-			if progress != nil {
-				progress(done, total)
+			if o.Progress != nil {
+				o.Progress(done, total)
 			}
 		}
-		if n := float64(len(queries)); n > 0 {
-			r.NDCG10 /= n
-			r.Recall10 /= n
-			r.Recall100 /= n
-			r.MRR10 /= n
-		}
+		r.summarize(o.GroupField != "")
 		r.P50ms, r.P95ms = percentile(lat, 0.50), percentile(lat, 0.95)
 		rep.Plans = append(rep.Plans, r)
 	}
-	rep.Significance = compare(rep.Plans)
+	rep.Significance = compare(rep.Plans, o.Metric)
 	return rep, nil
 }
 
-// compare tests every arm against maximal (when it ran), Holm-adjusted over the arms.
-func compare(plans []PlanResult) []Significance {
+func group(q Query, field string) string {
+	if field == "" {
+		return ""
+	}
+	switch v := q.Meta[field].(type) {
+	case string:
+		return v
+	case nil:
+		return "(none)"
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// summarize fills the means from the per-query results.
+func (r *PlanResult) summarize(groups bool) {
+	mean := func(keep func(QueryResult) bool, value func(QueryResult) map[string]float64) map[string]float64 {
+		sum, n := map[string]float64{}, 0
+		for _, q := range r.Queries {
+			if keep(q) {
+				for k, v := range value(q) {
+					sum[k] += v
+				}
+				n++
+			}
+		}
+		for k := range sum {
+			sum[k] /= float64(max(n, 1))
+		}
+		return sum
+	}
+	all := func(QueryResult) bool { return true }
+	r.Metrics = mean(all, func(q QueryResult) map[string]float64 { return q.Metrics })
+	if p := mean(all, func(q QueryResult) map[string]float64 { return q.Pack }); len(p) > 0 {
+		r.Pack = p
+	}
+	if !groups {
+		return
+	}
+	r.Groups = map[string]map[string]float64{}
+	for _, q := range r.Queries {
+		if _, ok := r.Groups[q.Group]; !ok {
+			g := q.Group
+			r.Groups[g] = mean(func(x QueryResult) bool { return x.Group == g }, func(x QueryResult) map[string]float64 { return x.Metrics })
+		}
+	}
+}
+
+func (r *PlanResult) perQuery(metric string) []float64 {
+	out := make([]float64, len(r.Queries))
+	for i, q := range r.Queries {
+		out[i] = q.Metrics[metric]
+	}
+	return out
+}
+
+// compare tests every arm against maximal (when it ran) on metric, Holm-adjusted over the
+// arms.
+func compare(plans []PlanResult, metric string) []Significance {
 	var base *PlanResult
 	for i := range plans {
 		if plans[i].Plan == statement.Maximal.String() {
 			base = &plans[i]
 		}
 	}
+	out := []Significance{}
 	if base == nil {
-		return []Significance{}
+		return out
 	}
-	var out []Significance
 	var ps []float64
 	for i := range plans {
 		if &plans[i] == base {
 			continue
 		}
-		p := PairedRandomization(plans[i].perQuery, base.perQuery, Trials, uint64(i+1))
-		out = append(out, Significance{Plan: plans[i].Plan, Metric: "ndcg@10", Delta: plans[i].NDCG10 - base.NDCG10, P: p})
+		p := PairedRandomization(plans[i].perQuery(metric), base.perQuery(metric), Trials, uint64(i+1))
+		out = append(out, Significance{Plan: plans[i].Plan, Metric: metric, Delta: plans[i].Metrics[metric] - base.Metrics[metric], P: p})
 		ps = append(ps, p)
 	}
 	for i, h := range Holm(ps) {
 		out[i].PHolm = h
 		out[i].Significant = h < 0.05
-	}
-	if out == nil {
-		out = []Significance{}
 	}
 	return out
 }
@@ -134,4 +232,14 @@ func percentile(d []time.Duration, q float64) float64 {
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
+}
+
+// GroupNames returns the report's groups, sorted.
+func (r *Report) GroupNames() []string {
+	names := make([]string, 0, len(r.Groups))
+	for g := range r.Groups {
+		names = append(names, g)
+	}
+	slices.Sort(names)
+	return names
 }

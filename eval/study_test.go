@@ -18,32 +18,47 @@ func TestStudy(t *testing.T) {
 	t.Parallel()
 	var queries []eval.Query
 	qrels := map[string]eval.Qrels{}
-	for _, id := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8"} {
-		queries = append(queries, eval.Query{ID: id})
+	for i, id := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8"} {
+		queries = append(queries, eval.Query{ID: id, Meta: map[string]any{"kind": []string{"a", "b"}[i%2]}})
 		qrels[id] = eval.Qrels{"rel-" + id: 1}
 	}
-	search := func(_ context.Context, q eval.Query, plan statement.Plan) ([]string, error) {
+	packs := map[int]int{}
+	search := func(_ context.Context, q eval.Query, plan statement.Plan, budget int) ([]string, error) {
+		var out []string
 		switch plan {
 		case statement.Maximal:
-			return []string{"rel-" + q.ID, "x", "y"}, nil
+			out = []string{"rel-" + q.ID, "x", "y"}
 		case statement.Only(statement.BM25):
-			return []string{"x", "rel-" + q.ID, "y"}, nil
+			out = []string{"x", "rel-" + q.ID, "y"}
+		default:
+			out = []string{"x", "y"}
 		}
-		return []string{"x", "y"}, nil
+		if budget > 0 { // a pack of budget/100 items
+			packs[budget]++
+			out = out[:min(len(out), budget/100)]
+		}
+		return out, nil
 	}
 	plans := []statement.Plan{statement.Maximal, statement.Only(statement.BM25), statement.Only(statement.Vector)}
 	calls := 0
-	rep, err := eval.Study(context.Background(), "toy", queries, qrels, plans, search, func(done, total int) { calls = done })
+	rep, err := eval.Study(context.Background(), "toy", queries, qrels, plans, search,
+		eval.Options{GroupField: "kind", PackBudgets: []int{100, 200}, Progress: func(done, total int) { calls = done }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 24 || rep.Queries != 8 || len(rep.Plans) != 3 {
-		t.Fatalf("calls %d, report %+v", calls, rep)
+	if calls != 72 || packs[100] != 24 || packs[200] != 24 || rep.Queries != 8 || len(rep.Plans) != 3 {
+		t.Fatalf("calls %d, packs %v, report %+v", calls, packs, rep)
 	}
-	// bm25 puts the one relevant document at rank 2: nDCG = 1/log2(3), MRR = 1/2.
+	// bm25 puts the one relevant document at rank 2: nDCG = 1/log2(3), MRR = 1/2; its pack of
+	// one item misses it, of two finds it.
 	bm := rep.Plans[1]
-	if math.Abs(bm.NDCG10-1/math.Log2(3)) > 1e-12 || bm.MRR10 != 0.5 || bm.Recall10 != 1 || rep.Plans[0].NDCG10 != 1 || rep.Plans[2].NDCG10 != 0 {
+	if math.Abs(bm.Metrics["ndcg@10"]-1/math.Log2(3)) > 1e-12 || bm.Metrics["mrr@10"] != 0.5 || bm.Metrics["recall@10"] != 1 ||
+		rep.Plans[0].Metrics["ndcg@10"] != 1 || rep.Plans[2].Metrics["ndcg@10"] != 0 || bm.Pack["100"] != 0 || bm.Pack["200"] != 1 {
 		t.Fatalf("plans %+v", rep.Plans)
+	}
+	if len(bm.Queries) != 8 || bm.Queries[1].Group != "b" || bm.Queries[1].Top[1] != "rel-q2" || rep.Groups["a"] != 4 ||
+		math.Abs(bm.Groups["a"]["ndcg@10"]-1/math.Log2(3)) > 1e-12 {
+		t.Fatalf("per query %+v, groups %v %v", bm.Queries[1], rep.Groups, bm.Groups)
 	}
 	// Both arms lose on every one of 8 queries: p = 2/256 exactly, about 0.0078 with 10,000
 	// trials; Holm over two arms doubles the smaller... both equal, both times 2 then 1.
@@ -59,12 +74,14 @@ func TestStudy(t *testing.T) {
 	b, _ := json.Marshal(rep)
 	var top map[string]json.RawMessage
 	_ = json.Unmarshal(b, &top)
-	if len(top) != 4 || top["dataset"] == nil || top["queries"] == nil || top["plans"] == nil || top["significance"] == nil {
-		t.Fatalf("top-level keys: %s", b)
+	for _, k := range []string{"dataset", "queries", "metric", "group_field", "groups", "pack_budgets", "plans", "significance"} {
+		if top[k] == nil || len(top) != 8 {
+			t.Fatalf("top-level keys: %s", b)
+		}
 	}
 	var plansJSON []map[string]any
 	_ = json.Unmarshal(top["plans"], &plansJSON)
-	for _, k := range []string{"plan", "ndcg@10", "recall@10", "recall@100", "mrr@10", "p50_ms", "p95_ms"} {
+	for _, k := range []string{"plan", "metrics", "groups", "pack", "p50_ms", "p95_ms", "per_query"} {
 		if _, ok := plansJSON[0][k]; !ok || len(plansJSON[0]) != 7 {
 			t.Fatalf("plan keys: %v", plansJSON[0])
 		}
@@ -76,7 +93,8 @@ func TestStudy(t *testing.T) {
 	if err := rep.SVG(&svg); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "| bm25 | 0.6309 |") || !strings.Contains(md.String(), "![nDCG@10") || !strings.HasPrefix(svg.String(), "<svg") || strings.Count(svg.String(), "<rect") != 6 {
+	if !strings.Contains(md.String(), "| bm25 | 0.6309 |") || !strings.Contains(md.String(), "![ndcg@10") ||
+		!strings.Contains(md.String(), "### kind = a (4 queries)") || !strings.Contains(md.String(), "pack@200") || !strings.HasPrefix(svg.String(), "<svg") || strings.Count(svg.String(), "<rect") != 6 {
 		t.Fatalf("markdown:\n%s\nsvg:\n%s", md.String(), svg.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/recall-engine/recall/eval"
@@ -23,12 +24,16 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	jsonOut := fs.String("json", "", "write the results as JSON to FILE")
 	report := fs.String("report", "", "write a markdown report (and FILE.svg, its plot) to FILE.md")
 	limit := fs.Int("limit", 0, "run only the first N judged queries (0: all)")
+	var o eval.Options
+	fs.StringVar(&o.Metric, "metric", "ndcg@10", "metric the arms are compared on ("+eval.MetricNames()+")")
+	fs.StringVar(&o.GroupField, "group-field", "", "query metadata field: report every metric per its value too")
+	budgets := fs.String("pack-budgets", "", "token budgets, comma-separated, at which to measure the real pack's evidence recall (e.g. 500,1000,2000)")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: aizk-eval bench --dataset DIR [flags]\n\n"+
 			"Ingests the corpus into a database of its own (reused while the corpus and mapping flags\n"+
 			"are unchanged), runs the judged queries of the split once per arm, and prints nDCG@10,\n"+
-			"Recall@10, Recall@100, MRR@10, p50/p95 latency, and each arm's difference with maximal\n"+
-			"(paired randomization test, Holm-adjusted).\n\nflags:")
+			"Recall@5/10/25/50/100, MRR@10, p50/p95 latency, and each arm's difference with maximal\n"+
+			"on --metric (paired randomization test, Holm-adjusted); per --group-field value too.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	pos, err := cli.Parse(fs, args)
@@ -43,7 +48,13 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: --plans: %v", cli.ErrUsage, err)
 	}
-	return m.study(ctx, d, arms, *limit, *jsonOut, *report, "aizk-eval bench "+strings.Join(args, " "))
+	if eval.MetricByName(o.Metric) == nil {
+		return fmt.Errorf("%w: --metric %q: want one of %s", cli.ErrUsage, o.Metric, eval.MetricNames())
+	}
+	if o.PackBudgets, err = parseBudgets(*budgets); err != nil {
+		return fmt.Errorf("%w: --pack-budgets: %v", cli.ErrUsage, err)
+	}
+	return m.study(ctx, d, arms, *limit, o, *jsonOut, *report, "aizk-eval bench "+strings.Join(args, " "))
 }
 
 func parsePlans(s string) ([]statement.Plan, error) {
@@ -65,7 +76,22 @@ func parsePlans(s string) ([]statement.Plan, error) {
 	return out, nil
 }
 
-func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan, limit int, jsonOut, report, command string) error {
+func parseBudgets(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q: want token budgets >= 1", part)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan, limit int, o eval.Options, jsonOut, report, command string) error {
 	ds, c, e, err := m.openDataset(ctx, d)
 	if err != nil {
 		return err
@@ -78,8 +104,9 @@ func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan,
 	if len(queries) == 0 {
 		return fmt.Errorf("no judged queries in %s (split %s)", d.dir, d.split)
 	}
-	bar := progress.New(m.Stderr, "queries", int64(len(queries)*len(arms)), false)
-	rep, err := eval.Study(ctx, filepath.Base(filepath.Clean(d.dir)), queries, ds.Qrels, arms, d.search(e), func(done, _ int) { bar.Set(int64(done)) })
+	bar := progress.New(m.Stderr, "recalls", int64(len(queries)*len(arms)*(1+len(o.PackBudgets))), false)
+	o.Progress = func(done, _ int) { bar.Set(int64(done)) }
+	rep, err := eval.Study(ctx, filepath.Base(filepath.Clean(d.dir)), queries, ds.Qrels, arms, d.search(e), o)
 	bar.Finish()
 	if err != nil {
 		return err

@@ -213,23 +213,22 @@ func (d datasetFlags) queryUser(q eval.Query) (recall.User, error) {
 	return u, nil
 }
 
-// search is the study's SearchFunc: the full recall path (no reranker configured) with a
-// budget large enough to pack every candidate, so the pack is the ranking.
+// search is the study's SearchFunc: the full recall path (no reranker configured). With
+// budget 0, a budget large enough to pack every candidate, so the pack is the ranking.
 func (d datasetFlags) search(e *recall.Engine) eval.SearchFunc {
-	return func(ctx context.Context, q eval.Query, plan statement.Plan) ([]string, error) {
+	return func(ctx context.Context, q eval.Query, plan statement.Plan, budget int) ([]string, error) {
 		u, err := d.queryUser(q)
 		if err != nil {
 			return nil, err
 		}
-		p, err := e.Recall(ctx, u, q.Text, 1_000_000, &recall.Options{Plan: plan})
+		if budget == 0 {
+			budget = 1_000_000
+		}
+		p, err := e.Recall(ctx, u, q.Text, budget, &recall.Options{Plan: plan})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]string, len(p.Items))
-		for i, it := range p.Items {
-			out[i] = it.ExternalID
-		}
-		return out, nil
+		return p.IDs(), nil
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/eval"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
 )
@@ -62,9 +63,13 @@ func TestBenchStudyOnToy(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rep struct {
-		Dataset      string           `json:"dataset"`
-		Queries      int              `json:"queries"`
-		Plans        []map[string]any `json:"plans"`
+		Dataset string `json:"dataset"`
+		Queries int    `json:"queries"`
+		Plans   []struct {
+			Plan    string             `json:"plan"`
+			Metrics map[string]float64 `json:"metrics"`
+			Queries []map[string]any   `json:"per_query"`
+		} `json:"plans"`
 		Significance []map[string]any `json:"significance"`
 	}
 	if err := json.Unmarshal(b, &rep); err != nil {
@@ -76,13 +81,13 @@ func TestBenchStudyOnToy(t *testing.T) {
 		t.Fatalf("report: %s", b)
 	}
 	for _, p := range rep.Plans {
-		if len(p) != 7 {
-			t.Fatalf("plan keys: %v", p)
+		if len(p.Metrics) != len(eval.Metrics) || len(p.Queries) != 6 {
+			t.Fatalf("plan %s: %d metrics, %d queries", p.Plan, len(p.Metrics), len(p.Queries))
 		}
 	}
 	// Scoped by team, each query sees its team's six documents only; its relevant ones are
 	// among them, so the maximal arm finds every relevant document within 100.
-	if rep.Plans[0]["plan"] != "maximal" || rep.Plans[0]["recall@100"].(float64) != 1 || rep.Plans[0]["ndcg@10"].(float64) < 0.6 {
+	if rep.Plans[0].Plan != "maximal" || rep.Plans[0].Metrics["recall@100"] != 1 || rep.Plans[0].Metrics["ndcg@10"] < 0.6 {
 		t.Fatalf("maximal: %v", rep.Plans[0])
 	}
 	for _, f := range []string{md, strings.TrimSuffix(md, ".md") + ".svg"} {
