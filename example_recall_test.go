@@ -71,6 +71,7 @@ func ExampleEngine_Trace() {
 	//   graph     rank   5  score     0.3542  adds 0.004000
 	//   temporal  not found
 	//   title     not found
+	//   context   not found
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

@@ -64,7 +64,7 @@ func TestWriteLinksEntities(t *testing.T) {
 	}
 	// Alice resolves to the given entity through its alias; Lisbon, Bob Stone and the speaker
 	// Carol Diaz are extracted once each.
-	want := recall.WriteResult{Sources: 1, Memories: 3, Entities: 1, Extracted: 3, Mentions: 6, Relations: 4}
+	want := recall.WriteResult{Sources: 1, Memories: 3, Entities: 1, Extracted: 3, Mentions: 6, Relations: 3}
 	if res != want {
 		t.Fatalf("result %+v, want %+v", res, want)
 	}
@@ -90,9 +90,15 @@ func TestWriteLinksEntities(t *testing.T) {
 	if n := count(t, db, `SELECT count(*) FROM recall.entities WHERE external_id = 'auto:carol diaz' AND kind = 'person' AND name = 'Carol Diaz'`); n != 1 {
 		t.Fatal("the speaker is not a person entity")
 	}
-	// Co-mentions: m1 relates its three entities pairwise, m2 its two.
-	if n := count(t, db, `SELECT count(*) FROM recall.relations WHERE predicate = 'co_mentioned'`); n != 4 {
-		t.Fatalf("%d co_mentioned relations, want 4", n)
+	// The speaker's row says she said m2; the others are names the memories mention.
+	if n := count(t, db, `SELECT count(*) FROM recall.mentions x JOIN recall.entities e ON e.id = x.entity_id
+		WHERE x.speaker = (e.external_id = 'auto:carol diaz')`); n != 6 {
+		t.Fatalf("%d of 6 mentions have the speaker flag they should", n)
+	}
+	// Co-mentions: m1 relates its three entities pairwise; m2 names one entity, and its speaker
+	// is not related to what she says.
+	if n := count(t, db, `SELECT count(*) FROM recall.relations WHERE predicate = 'co_mentioned'`); n != 3 {
+		t.Fatalf("%d co_mentioned relations, want 3", n)
 	}
 	// BM25 data follow the source title: "travel" is a lexeme of m1 and m2 only.
 	if n := count(t, db, `SELECT count(*) FROM recall.bm25_postings WHERE term = 'travel'`); n != 2 {

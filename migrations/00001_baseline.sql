@@ -163,10 +163,18 @@ CREATE TABLE recall.memories (
   created_at     timestamptz NOT NULL DEFAULT now(),
   updated_at     timestamptz NOT NULL DEFAULT now(),
   scope_key      text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED,
+  -- A memory's place in its source (a conversation session's turn, a document's chunk),
+  -- from 1: its neighbours are the memories of the same source and scope set one place
+  -- before and after it. NULL: no place.
+  position       integer CHECK (position > 0),
+  -- Who said it, for a conversation turn ('' for none).
+  speaker        text NOT NULL DEFAULT '' CHECK (length(speaker) <= 512),
+  is_question    boolean GENERATED ALWAYS AS (strpos(text, '?') > 0) STORED,
   UNIQUE (scopes, external_id),
   -- The target of mentions' (memory_id, scopes) key.
   UNIQUE (id, scopes),
-  CHECK (occurred_end IS NULL OR occurred_start IS NULL OR occurred_end >= occurred_start)
+  CHECK (occurred_end IS NULL OR occurred_start IS NULL OR occurred_end >= occurred_start),
+  CHECK (position IS NULL OR source_id IS NOT NULL)
 ) WITH (toast_tuple_target = 8160);
 COMMENT ON TABLE recall.memories IS 'The recallable unit.';
 ALTER TABLE recall.memories ALTER COLUMN embedding SET STORAGE MAIN;
@@ -180,6 +188,7 @@ CREATE INDEX memories_source_idx ON recall.memories (source_id);
 CREATE INDEX memories_occurred_idx ON recall.memories (occurred_start, id);
 CREATE INDEX memories_occurred_end_idx ON recall.memories (occurred_end) WHERE occurred_end IS NOT NULL;
 CREATE INDEX memories_scope_time_idx ON recall.memories (scope_key, occurred_start, id);
+CREATE INDEX memories_source_position_idx ON recall.memories (source_id, position) WHERE position IS NOT NULL;
 
 CREATE TABLE recall.entities (
   id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -188,10 +197,14 @@ CREATE TABLE recall.entities (
   name        text NOT NULL CHECK (length(name) BETWEEN 1 AND 512),
   kind        text NOT NULL DEFAULT '',
   aliases     text[] NOT NULL DEFAULT '{}' CHECK (array_position(aliases, NULL) IS NULL),
+  -- A person's first name or surname when no other person of the scope set has it, derived
+  -- by the write path (sql/write/aliases.sql); blocked_aliases are those the writer removed.
+  derived_aliases text[] NOT NULL DEFAULT '{}' CHECK (array_position(derived_aliases, NULL) IS NULL),
+  blocked_aliases text[] NOT NULL DEFAULT '{}' CHECK (array_position(blocked_aliases, NULL) IS NULL),
   metadata    jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object'),
   created_at  timestamptz NOT NULL DEFAULT now(),
   updated_at  timestamptz NOT NULL DEFAULT now(),
-  keys        text[] GENERATED ALWAYS AS (recall.entity_keys(name, aliases)) STORED,
+  keys        text[] GENERATED ALWAYS AS (recall.entity_keys(name, aliases || derived_aliases)) STORED,
   UNIQUE (scopes, external_id)
 );
 COMMENT ON TABLE recall.entities IS 'People, places, things the memories mention.';
@@ -202,16 +215,18 @@ CREATE INDEX entities_lower_name_idx ON recall.entities (lower(name));
 
 -- A mention carries its memory's scope set, enforced by the (memory_id, scopes) key, which
 -- also carries a change of the memory's scopes to its mentions: a visible mention names a
--- visible memory, so the lanes read mentions without the memory.
+-- visible memory, so the lanes read mentions without the memory. A speaker row says the
+-- entity said the memory rather than that it names it: the lanes read only the others.
 CREATE TABLE recall.mentions (
   memory_id bigint NOT NULL,
   entity_id bigint NOT NULL REFERENCES recall.entities (id) ON DELETE CASCADE,
   scopes    text[] NOT NULL CHECK (recall.is_scope_set(scopes)),
+  speaker   boolean NOT NULL DEFAULT false,
   PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes),
   CONSTRAINT mentions_memory_scopes_fkey FOREIGN KEY (memory_id, scopes)
     REFERENCES recall.memories (id, scopes) ON DELETE CASCADE ON UPDATE CASCADE
 );
-CREATE INDEX mentions_entity_memory_idx ON recall.mentions (entity_id, memory_id) INCLUDE (scopes);
+CREATE INDEX mentions_entity_memory_idx ON recall.mentions (entity_id, memory_id) INCLUDE (scopes, speaker);
 
 CREATE TABLE recall.relations (
   id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -252,40 +267,67 @@ CREATE TABLE recall.memory_access (
 ) WITH (fillfactor = 70);
 COMMENT ON TABLE recall.memory_access IS 'When and how often each memory was packed into a recall.';
 
--- BM25's postings and statistics, kept per scope set by the triggers of sql/write/bm25.sql.
--- Every memory belongs to exactly one scope set, and a caller sees a memory exactly when its
--- scope set overlaps the caller's read scopes. So statistics kept per scope set (documents,
--- total length, and per term the document frequency) and summed over the scope sets the
--- caller sees are exact: N, avgdl and df over the caller's visible rows. A posting's impact
--- only orders a term's postings so the lane reads the best few per scope set; scores are
--- computed exactly with the caller's k1, b and statistics. The indexes carry what the lane
--- reads, so its reads are index-only.
+-- The lexical lanes' postings and statistics (bm25 and context), kept per scope set by the
+-- triggers of sql/write/bm25.sql. Every memory belongs to exactly one scope set, and a caller
+-- sees a memory exactly when its scope set overlaps the caller's read scopes. So statistics
+-- kept per scope set (documents, total length, and per term the document frequency) and
+-- summed over the scope sets the caller sees are exact: N, avgdl and df over the caller's
+-- visible rows. A posting's impact only orders a term's postings so the lanes read the best
+-- few per scope set; scores are computed exactly with the caller's settings and statistics.
+-- The indexes carry what the lanes read, so their reads are index-only.
+--
+-- A posting of a memory with a place in its source also counts the term in its neighbours
+-- (ntf, and their length ndoc_len): the context lane scores a memory with its neighbours'
+-- words at a lower weight. A neighbour has the memory's scope set, so no memory's words reach
+-- a caller through another's. A posting with tf 0 exists only for such neighbour words.
 CREATE TABLE recall.bm25_postings (
-  memory_id bigint NOT NULL,
-  term      text NOT NULL,
-  scopes    text[] NOT NULL,
-  tf        integer NOT NULL CHECK (tf > 0),
-  doc_len   integer NOT NULL CHECK (doc_len > 0),
-  impact    real NOT NULL,
-  scope_key text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED,
-  PRIMARY KEY (memory_id, term) INCLUDE (tf, doc_len, scopes)
+  memory_id  bigint NOT NULL,
+  term       text NOT NULL,
+  scopes     text[] NOT NULL,
+  tf         integer NOT NULL CHECK (tf >= 0),
+  doc_len    integer NOT NULL CHECK (doc_len >= 0),
+  ntf        integer NOT NULL DEFAULT 0 CHECK (ntf >= 0),
+  ndoc_len   integer NOT NULL DEFAULT 0 CHECK (ndoc_len >= 0),
+  positioned boolean NOT NULL DEFAULT false,
+  impact     real NOT NULL,
+  scope_key  text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED,
+  PRIMARY KEY (memory_id, term) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned, scopes),
+  CHECK (tf > 0 OR ntf > 0)
 );
 CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings (scope_key, term, impact DESC)
-  INCLUDE (memory_id, scopes, tf, doc_len);
+  INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned);
 CREATE INDEX bm25_postings_term_idx ON recall.bm25_postings (term);
 
+-- df counts the memories whose own text has the term; cdf the memories with a place whose
+-- text or neighbours' text has it (the context lane's).
 CREATE TABLE recall.bm25_terms (
   scopes text[] NOT NULL,
   term   text NOT NULL,
   df     bigint NOT NULL CHECK (df >= 0),
+  cdf    bigint NOT NULL DEFAULT 0 CHECK (cdf >= 0),
   PRIMARY KEY (scopes, term)
 );
-CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms (term) INCLUDE (scopes, df);
+CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms (term) INCLUDE (scopes, df, cdf);
 
+-- docs and total_len over all memories; cdocs, ctotal_len and ctotal_nlen over the memories
+-- with a place (their own and their neighbours' lengths).
 CREATE TABLE recall.bm25_corpus (
-  scopes    text[] PRIMARY KEY,
-  docs      bigint NOT NULL CHECK (docs >= 0),
-  total_len bigint NOT NULL CHECK (total_len >= 0)
+  scopes      text[] PRIMARY KEY,
+  docs        bigint NOT NULL CHECK (docs >= 0),
+  total_len   bigint NOT NULL CHECK (total_len >= 0),
+  cdocs       bigint NOT NULL DEFAULT 0 CHECK (cdocs >= 0),
+  ctotal_len  bigint NOT NULL DEFAULT 0 CHECK (ctotal_len >= 0),
+  ctotal_nlen bigint NOT NULL DEFAULT 0 CHECK (ctotal_nlen >= 0)
+);
+
+-- What each memory adds to bm25_corpus, so a change can take it back out. Only the triggers
+-- read it.
+CREATE TABLE recall.bm25_docs (
+  memory_id  bigint PRIMARY KEY,
+  scopes     text[] NOT NULL,
+  doc_len    integer NOT NULL,
+  ndoc_len   integer NOT NULL,
+  positioned boolean NOT NULL
 );
 
 -- What the repeatable step of migrations.Up applied: each function file under sql/ and the

@@ -15,9 +15,10 @@ type Doc struct {
 	Metadata map[string]any `json:"metadata"`
 }
 
-// Records maps the document to a source (when it has a title; the memory's source) and a
-// memory with its metadata, its text (the title when the text is blank), and, as o names
-// them, its speaker and occurred time.
+// Records maps the document to a source and a memory with its metadata, its text (the title
+// when the text is blank), and, as o names them, its speaker and occurred time. The source is
+// its session when o names a session field and the document has one (the memory is then
+// ordered in it), else the document's title when it has one.
 func (d Doc) Records(o Options) ([]Record, error) {
 	if d.ID == "" {
 		return nil, fmt.Errorf(`BEIR record without "_id"`)
@@ -41,6 +42,13 @@ func (d Doc) Records(o Options) ([]Record, error) {
 		}
 	}
 	var out []Record
+	if o.SessionField != "" {
+		if v, ok := d.Metadata[o.SessionField].(string); ok && v != "" {
+			out = append(out, Record{Source: &write.Source{ID: v, OccurredAt: m.OccurredStart}})
+			m.Source = v
+			return append(out, Record{Memory: m, Ordered: true}), nil
+		}
+	}
 	if d.Title != "" {
 		out = append(out, Record{Source: &write.Source{ID: d.ID, Title: d.Title}})
 		m.Source = d.ID

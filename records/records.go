@@ -5,8 +5,13 @@
 //	native: {"type": "source"|"memory"|"entity"|"relation", ...the fields of write.Source,
 //	        Memory, Entity, Relation in snake case}
 //	beir:   {"_id", "title", "text", "metadata"}: a source (when titled) and a memory
-//	turns:  {"speaker", "text", "date"|"time"|"timestamp", "id"?, "conversation"?}: a
-//	        conversation turn, an experience memory spoken by speaker
+//	turns:  {"speaker", "text", "date"|"time"|"timestamp", "id"?, "conversation"?,
+//	        "session"?, "position"?}: a conversation turn, an experience memory spoken by
+//	        speaker, in its conversation's session
+//
+// Turns (and BEIR records read with a session field) are memories with a place in their
+// source: a Sequencer numbers them in the order it sees them, unless a record gives its
+// position.
 //
 // With format auto, each line's keys say which it is.
 package records
@@ -37,6 +42,29 @@ type Record struct {
 	Memory   *write.Memory
 	Entity   *write.Entity
 	Relation *write.Relation
+	// Ordered: the memory takes its place in its source in the order records come
+	// (Sequencer), unless it has a position.
+	Ordered bool
+}
+
+// Sequencer gives ordered memories their places: 1, 2, ... per source in the order it sees
+// them. The zero value is ready.
+type Sequencer struct{ next map[string]int }
+
+// Place numbers r's memory when it is ordered and has no position.
+func (s *Sequencer) Place(r *Record) {
+	if r.Memory == nil || !r.Ordered || r.Memory.Source == "" {
+		return
+	}
+	if s.next == nil {
+		s.next = map[string]int{}
+	}
+	if r.Memory.Position == 0 {
+		s.next[r.Memory.Source]++
+		r.Memory.Position = s.next[r.Memory.Source]
+		return
+	}
+	s.next[r.Memory.Source] = max(s.next[r.Memory.Source], r.Memory.Position)
 }
 
 // LineError is a malformed line: where and why.
@@ -54,6 +82,9 @@ type Options struct {
 	SpeakerField string
 	// TimeField, for BEIR records: the metadata field holding the memory's occurred time.
 	TimeField string
+	// SessionField, for BEIR records: the metadata field naming the memory's session (a
+	// conversation's), its source; the memories of a session are ordered.
+	SessionField string
 	// TimeLayouts are Go time layouts tried before the built-in ones (ParseTime).
 	TimeLayouts []string
 }

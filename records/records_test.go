@@ -40,7 +40,15 @@ func TestParse(t *testing.T) {
 				Metadata: map[string]any{"who": "Ana", "when": "1:56 pm on 8 May, 2023"}}}}},
 		{"turn", `{"speaker": "Bo", "text": "hello", "date": "2024-01-02", "conversation": "chat"}`, records.Auto, records.Options{},
 			[]records.Record{{Line: 7, Source: &write.Source{ID: "chat", Title: "chat"}},
-				{Line: 7, Memory: &write.Memory{ID: "chat:7", Source: "chat", Kind: "experience", Text: "hello", Speaker: "Bo", OccurredStart: at("2024-01-02T00:00:00Z")}}}},
+				{Line: 7, Memory: &write.Memory{ID: "chat:7", Source: "chat", Kind: "experience", Text: "hello", Speaker: "Bo", OccurredStart: at("2024-01-02T00:00:00Z")}, Ordered: true}}},
+		{"turn of a session, placed", `{"speaker": "Bo", "text": "hi", "conversation": "chat", "session": "s2", "position": 4}`, records.Turns, records.Options{},
+			[]records.Record{{Line: 7, Source: &write.Source{ID: "chat:s2", Title: "chat"}},
+				{Line: 7, Memory: &write.Memory{ID: "chat:7", Source: "chat:s2", Kind: "experience", Text: "hi", Speaker: "Bo", Position: 4}, Ordered: true}}},
+		{"beir session field", `{"_id": "c:D2:1", "title": "", "text": "Ana: hi", "metadata": {"session": "session_2", "when": "2023-05-08"}}`,
+			records.BEIR, records.Options{SessionField: "session", TimeField: "when"},
+			[]records.Record{{Line: 7, Source: &write.Source{ID: "session_2", OccurredAt: at("2023-05-08T00:00:00Z")}},
+				{Line: 7, Memory: &write.Memory{ID: "c:D2:1", Source: "session_2", Text: "Ana: hi", OccurredStart: at("2023-05-08T00:00:00Z"),
+					Metadata: map[string]any{"session": "session_2", "when": "2023-05-08"}}, Ordered: true}}},
 	} {
 		got, err := records.Parse([]byte(c.line), c.format, "f.jsonl", 7, c.o)
 		if err != nil {
@@ -98,5 +106,26 @@ func TestParseTime(t *testing.T) {
 	}
 	if _, err := records.ParseTime("last week"); err == nil {
 		t.Error(`"last week" parsed as a time`)
+	}
+}
+
+// TestSequencer: ordered memories are numbered per source in the order they come; a given
+// position is kept and numbering goes on after it; unordered memories are left alone.
+func TestSequencer(t *testing.T) {
+	t.Parallel()
+	var seq records.Sequencer
+	mem := func(src string, pos int, ordered bool) *records.Record {
+		return &records.Record{Memory: &write.Memory{Source: src, Position: pos}, Ordered: ordered}
+	}
+	recs := []*records.Record{mem("a", 0, true), mem("b", 0, true), mem("a", 0, true), mem("a", 7, true), mem("a", 0, true), mem("b", 0, false), mem("", 0, true)}
+	for _, r := range recs {
+		seq.Place(r)
+	}
+	var got []int
+	for _, r := range recs {
+		got = append(got, r.Memory.Position)
+	}
+	if want := []int{1, 1, 2, 7, 8, 0, 0}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("positions %v, want %v", got, want)
 	}
 }

@@ -10,6 +10,8 @@ import (
 type turnLine struct {
 	ID           string         `json:"id"`
 	Conversation string         `json:"conversation"`
+	Session      string         `json:"session"`
+	Position     int            `json:"position"`
 	Speaker      string         `json:"speaker"`
 	Text         string         `json:"text"`
 	Date         string         `json:"date"`
@@ -19,7 +21,8 @@ type turnLine struct {
 }
 
 // parseTurn maps a turn to an experience memory spoken by its speaker, with id
-// "<conversation or file>:<line>" unless it has one, and its conversation as its source.
+// "<conversation or file>:<line>" unless it has one, ordered in its source: the conversation
+// ("<conversation>:<session>" with a session), or the file for a turn of neither.
 func parseTurn(b []byte, file string, line int, o Options) ([]Record, error) {
 	var t turnLine
 	if err := strict(b, &t); err != nil {
@@ -28,12 +31,15 @@ func parseTurn(b []byte, file string, line int, o Options) ([]Record, error) {
 	if t.Speaker == "" {
 		return nil, fmt.Errorf(`conversation turn without "speaker"`)
 	}
-	m := &write.Memory{ID: t.ID, Kind: "experience", Text: t.Text, Speaker: t.Speaker, Metadata: t.Metadata}
+	if t.Position < 0 {
+		return nil, fmt.Errorf(`conversation turn: "position" %d: want a place from 1`, t.Position)
+	}
+	m := &write.Memory{ID: t.ID, Kind: "experience", Text: t.Text, Speaker: t.Speaker, Metadata: t.Metadata, Position: t.Position}
+	conv := t.Conversation
+	if conv == "" {
+		conv = file
+	}
 	if m.ID == "" {
-		conv := t.Conversation
-		if conv == "" {
-			conv = file
-		}
 		m.ID = fmt.Sprintf("%s:%d", conv, line)
 	}
 	for _, s := range []string{t.Timestamp, t.Time, t.Date} {
@@ -46,10 +52,10 @@ func parseTurn(b []byte, file string, line int, o Options) ([]Record, error) {
 			break
 		}
 	}
-	var out []Record
-	if t.Conversation != "" {
-		out = append(out, Record{Source: &write.Source{ID: t.Conversation, Title: t.Conversation}})
-		m.Source = t.Conversation
+	src := &write.Source{ID: conv, Title: t.Conversation}
+	if t.Session != "" {
+		src.ID += ":" + t.Session
 	}
-	return append(out, Record{Memory: m}), nil
+	m.Source = src.ID
+	return []Record{{Source: src}, {Memory: m, Ordered: true}}, nil
 }

@@ -3,7 +3,9 @@
 -- Function bodies are not repeated here: each names the file that defines it.
 
 -- Functions
--- FUNCTION recall.bm25_change(recall.memories[],integer) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+-- FUNCTION recall.bm25_rebuild(bigint[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
+-- FUNCTION recall.bm25_touched(recall.memories[]) RETURNS bigint[] LANGUAGE sql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.ensure_vector_index(integer) RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/vector_index.sql
@@ -53,12 +55,27 @@ CREATE TABLE recall.bm25_corpus (
   scopes text[] NOT NULL,
   docs bigint NOT NULL,
   total_len bigint NOT NULL,
+  cdocs bigint DEFAULT 0 NOT NULL,
+  ctotal_len bigint DEFAULT 0 NOT NULL,
+  ctotal_nlen bigint DEFAULT 0 NOT NULL,
   CONSTRAINT bm25_corpus_pkey PRIMARY KEY (scopes),
+  CONSTRAINT bm25_corpus_cdocs_check CHECK ((cdocs >= 0)),
+  CONSTRAINT bm25_corpus_ctotal_len_check CHECK ((ctotal_len >= 0)),
+  CONSTRAINT bm25_corpus_ctotal_nlen_check CHECK ((ctotal_nlen >= 0)),
   CONSTRAINT bm25_corpus_docs_check CHECK ((docs >= 0)),
   CONSTRAINT bm25_corpus_total_len_check CHECK ((total_len >= 0))
 );
 ALTER TABLE recall.bm25_corpus ENABLE ROW LEVEL SECURITY;
 GRANT SELECT ON recall.bm25_corpus TO recall_runtime;
+
+CREATE TABLE recall.bm25_docs (
+  memory_id bigint NOT NULL,
+  scopes text[] NOT NULL,
+  doc_len integer NOT NULL,
+  ndoc_len integer NOT NULL,
+  positioned boolean NOT NULL,
+  CONSTRAINT bm25_docs_pkey PRIMARY KEY (memory_id)
+);
 
 CREATE TABLE recall.bm25_postings (
   memory_id bigint NOT NULL,
@@ -66,11 +83,17 @@ CREATE TABLE recall.bm25_postings (
   scopes text[] NOT NULL,
   tf integer NOT NULL,
   doc_len integer NOT NULL,
+  ntf integer DEFAULT 0 NOT NULL,
+  ndoc_len integer DEFAULT 0 NOT NULL,
+  positioned boolean DEFAULT false NOT NULL,
   impact real NOT NULL,
   scope_key text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED,
-  CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term) INCLUDE (tf, doc_len, scopes),
-  CONSTRAINT bm25_postings_doc_len_check CHECK ((doc_len > 0)),
-  CONSTRAINT bm25_postings_tf_check CHECK ((tf > 0))
+  CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned, scopes),
+  CONSTRAINT bm25_postings_check CHECK (((tf > 0) OR (ntf > 0))),
+  CONSTRAINT bm25_postings_doc_len_check CHECK ((doc_len >= 0)),
+  CONSTRAINT bm25_postings_ndoc_len_check CHECK ((ndoc_len >= 0)),
+  CONSTRAINT bm25_postings_ntf_check CHECK ((ntf >= 0)),
+  CONSTRAINT bm25_postings_tf_check CHECK ((tf >= 0))
 );
 ALTER TABLE recall.bm25_postings ENABLE ROW LEVEL SECURITY;
 GRANT SELECT ON recall.bm25_postings TO recall_runtime;
@@ -79,7 +102,9 @@ CREATE TABLE recall.bm25_terms (
   scopes text[] NOT NULL,
   term text NOT NULL,
   df bigint NOT NULL,
+  cdf bigint DEFAULT 0 NOT NULL,
   CONSTRAINT bm25_terms_pkey PRIMARY KEY (scopes, term),
+  CONSTRAINT bm25_terms_cdf_check CHECK ((cdf >= 0)),
   CONSTRAINT bm25_terms_df_check CHECK ((df >= 0))
 );
 ALTER TABLE recall.bm25_terms ENABLE ROW LEVEL SECURITY;
@@ -92,13 +117,17 @@ CREATE TABLE recall.entities (
   name text NOT NULL,
   kind text DEFAULT ''::text NOT NULL,
   aliases text[] DEFAULT '{}'::text[] NOT NULL,
+  derived_aliases text[] DEFAULT '{}'::text[] NOT NULL,
+  blocked_aliases text[] DEFAULT '{}'::text[] NOT NULL,
   metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
-  keys text[] GENERATED ALWAYS AS (recall.entity_keys(name, aliases)) STORED,
+  keys text[] GENERATED ALWAYS AS (recall.entity_keys(name, (aliases || derived_aliases))) STORED,
   CONSTRAINT entities_pkey PRIMARY KEY (id),
   CONSTRAINT entities_scopes_external_id_key UNIQUE (scopes, external_id),
   CONSTRAINT entities_aliases_check CHECK ((array_position(aliases, NULL::text) IS NULL)),
+  CONSTRAINT entities_blocked_aliases_check CHECK ((array_position(blocked_aliases, NULL::text) IS NULL)),
+  CONSTRAINT entities_derived_aliases_check CHECK ((array_position(derived_aliases, NULL::text) IS NULL)),
   CONSTRAINT entities_external_id_check CHECK (((length(external_id) >= 1) AND (length(external_id) <= 512))),
   CONSTRAINT entities_metadata_check CHECK ((jsonb_typeof(metadata) = 'object'::text)),
   CONSTRAINT entities_name_check CHECK (((length(name) >= 1) AND (length(name) <= 512))),
@@ -133,16 +162,22 @@ CREATE TABLE recall.memories (
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   scope_key text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED (n_distinct=-0.01),
+  position integer,
+  speaker text DEFAULT ''::text NOT NULL,
+  is_question boolean GENERATED ALWAYS AS ((strpos(text, '?'::text) > 0)) STORED,
   CONSTRAINT memories_pkey PRIMARY KEY (id),
   CONSTRAINT memories_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT memories_scopes_external_id_key UNIQUE (scopes, external_id),
   CONSTRAINT memories_source_id_fkey FOREIGN KEY (source_id) REFERENCES recall.sources(id) ON DELETE CASCADE,
   CONSTRAINT memories_check CHECK (((occurred_end IS NULL) OR (occurred_start IS NULL) OR (occurred_end >= occurred_start))),
+  CONSTRAINT memories_check1 CHECK ((("position" IS NULL) OR (source_id IS NOT NULL))),
   CONSTRAINT memories_doc_len_check CHECK ((doc_len >= 0)),
   CONSTRAINT memories_external_id_check CHECK (((length(external_id) >= 1) AND (length(external_id) <= 512))),
   CONSTRAINT memories_kind_check CHECK ((kind = ANY (ARRAY['world'::text, 'experience'::text, 'observation'::text, 'summary'::text]))),
   CONSTRAINT memories_metadata_check CHECK ((jsonb_typeof(metadata) = 'object'::text)),
+  CONSTRAINT memories_position_check CHECK (("position" > 0)),
   CONSTRAINT memories_scopes_check CHECK (recall.is_scope_set(scopes)),
+  CONSTRAINT memories_speaker_check CHECK ((length(speaker) <= 512)),
   CONSTRAINT memories_tags_check CHECK ((array_position(tags, NULL::text) IS NULL)),
   CONSTRAINT memories_text_check CHECK (((length(text) >= 1) AND (length(text) <= 1000000)))
 ) WITH (toast_tuple_target=8160);
@@ -168,6 +203,7 @@ CREATE TABLE recall.mentions (
   memory_id bigint NOT NULL,
   entity_id bigint NOT NULL,
   scopes text[] NOT NULL,
+  speaker boolean DEFAULT false NOT NULL,
   CONSTRAINT mentions_pkey PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes),
   CONSTRAINT mentions_entity_id_fkey FOREIGN KEY (entity_id) REFERENCES recall.entities(id) ON DELETE CASCADE,
   CONSTRAINT mentions_memory_scopes_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON UPDATE CASCADE ON DELETE CASCADE,
@@ -244,9 +280,9 @@ GRANT DELETE, INSERT, SELECT, UPDATE ON recall.summary_coverage TO recall_runtim
 
 
 -- Indexes (besides those of primary keys and unique constraints)
-CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len);
+CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned);
 CREATE INDEX bm25_postings_term_idx ON recall.bm25_postings USING btree (term);
-CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE (scopes, df);
+CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE (scopes, df, cdf);
 CREATE INDEX entities_keys_idx ON recall.entities USING gin (keys) WITH (fastupdate=off);
 CREATE INDEX entities_lower_name_idx ON recall.entities USING btree (lower(name));
 CREATE INDEX entities_name_trgm_15_24_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 15) AND (cardinality(show_trgm(lower(name))) <= 24));
@@ -259,8 +295,9 @@ CREATE INDEX memories_occurred_end_idx ON recall.memories USING btree (occurred_
 CREATE INDEX memories_occurred_idx ON recall.memories USING btree (occurred_start, id);
 CREATE INDEX memories_scope_time_idx ON recall.memories USING btree (scope_key, occurred_start, id);
 CREATE INDEX memories_source_idx ON recall.memories USING btree (source_id);
+CREATE INDEX memories_source_position_idx ON recall.memories USING btree (source_id, "position") WHERE ("position" IS NOT NULL);
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
-CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes);
+CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes, speaker);
 CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes);
 CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint));
 CREATE INDEX relations_memory_idx ON recall.relations USING btree (memory_id);

@@ -74,6 +74,8 @@ func inputFragment(in input, shape Shape) string {
 		return fragment("vector_hits", shape.Dim)
 	case in == inVector:
 		return "vector_hits AS (SELECT NULL::bigint AS id, NULL::float8 AS distance WHERE false)"
+	case in == inLexical:
+		return fragment("lexical", 0)
 	case shape.Fuzzy:
 		return fragment("mention_fuzzy", 0)
 	}

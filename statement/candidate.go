@@ -28,6 +28,8 @@ type Candidate struct {
 	SourceID      *int64
 	SourceTitle   string
 	SourceURI     string
+	Position      int      // place in its source (0: none)
+	Speaker       string   // who said it ("" for none)
 	Entities      []string // names of the entities it mentions that the caller can see
 	Lanes         [NumLanes]LaneHit
 	Direct        bool    // the query names this memory's source title
@@ -57,6 +59,8 @@ type row struct {
 	SourceID      *int64         `db:"source_id"`
 	SourceTitle   string         `db:"source_title"`
 	SourceURI     string         `db:"source_uri"`
+	Position      *int32         `db:"position"`
+	Speaker       string         `db:"speaker"`
 	Entities      []string       `db:"entities"`
 }
 
@@ -69,7 +73,10 @@ func scanCandidate(r pgx.CollectableRow) (Candidate, error) {
 		ID: x.ID, ExternalID: x.ExternalID, Kind: x.Kind, Text: x.Text, Tags: x.Tags, Metadata: x.Metadata,
 		OccurredStart: x.OccurredStart, OccurredEnd: x.OccurredEnd, LastAccessed: x.LastAccessed, AccessCount: x.AccessCount,
 		SourceID: x.SourceID, SourceTitle: x.SourceTitle, SourceURI: x.SourceURI, Entities: x.Entities,
-		Direct: x.Direct, RRF: x.RRF, Score: x.Fused,
+		Direct: x.Direct, RRF: x.RRF, Score: x.Fused, Speaker: x.Speaker,
+	}
+	if x.Position != nil {
+		c.Position = int(*x.Position)
 	}
 	for l := range min(NumLanes, len(x.LaneRanks), len(x.LaneScores)) {
 		if x.LaneRanks[l] != nil {

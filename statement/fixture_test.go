@@ -33,8 +33,9 @@ type fixture struct {
 	base   time.Time
 }
 
-// load writes n memories in scopes, each with a source, a few entity mentions and relations
-// between co-mentioned entities, occurred times, tags, and a random unit embedding.
+// load writes n memories in scopes, a few entity mentions and relations between
+// co-mentioned entities, occurred times, tags, and a random unit embedding each. Memories
+// come four to a source, in places 1 to 4, each said by a person; one in four is a question.
 func (f fixture) load(t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
 	ctx := context.Background()
@@ -51,6 +52,7 @@ func (f fixture) load(t *testing.T, pool *pgxpool.Pool) {
 			t.Fatal(err)
 		}
 	}
+	var src int64
 	for i := range f.n {
 		words := make([]string, 5+r.IntN(30))
 		for j := range words {
@@ -59,10 +61,16 @@ func (f fixture) load(t *testing.T, pool *pgxpool.Pool) {
 		}
 		who := r.Perm(len(people))[:1+r.IntN(2)]
 		text := strings.Join(words, " ") + ". " + people[who[0]] + " was there."
-		var src, mem int64
-		if err := tx.QueryRow(ctx, `INSERT INTO recall.sources (external_id, scopes, title) VALUES ($1, $2, $3) RETURNING id`,
-			fmt.Sprintf("s%d", i), lit, "Notes on "+vocab[r.IntN(len(vocab))]+" "+vocab[r.IntN(len(vocab))]).Scan(&src); err != nil {
-			t.Fatal(err)
+		if r.IntN(4) == 0 {
+			text += " Was it?"
+		}
+		var mem int64
+		title := "Notes on " + vocab[r.IntN(len(vocab))] + " " + vocab[r.IntN(len(vocab))]
+		if i%4 == 0 {
+			if err := tx.QueryRow(ctx, `INSERT INTO recall.sources (external_id, scopes, title) VALUES ($1, $2, $3) RETURNING id`,
+				fmt.Sprintf("s%d", i/4), lit, title).Scan(&src); err != nil {
+				t.Fatal(err)
+			}
 		}
 		vec := make([]float32, f.dim)
 		var norm float64
@@ -82,10 +90,10 @@ func (f fixture) load(t *testing.T, pool *pgxpool.Pool) {
 		}
 		kind := []string{"world", "experience", "observation"}[r.IntN(3)]
 		occurred := f.base.Add(time.Duration(r.IntN(365*24)) * time.Hour)
-		if err := tx.QueryRow(ctx, `INSERT INTO recall.memories (external_id, scopes, source_id, kind, text, embedding, tags, metadata, occurred_start)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		if err := tx.QueryRow(ctx, `INSERT INTO recall.memories (external_id, scopes, source_id, kind, text, embedding, tags, metadata, occurred_start, position, speaker)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
 			fmt.Sprintf("m%d", i), lit, src, kind, text, pgvector.NewVector(vec), tags,
-			map[string]any{"team": []string{"x", "y"}[r.IntN(2)]}, occurred).Scan(&mem); err != nil {
+			map[string]any{"team": []string{"x", "y"}[r.IntN(2)]}, occurred, i%4+1, people[r.IntN(len(people))]).Scan(&mem); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range who {

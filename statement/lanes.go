@@ -17,7 +17,8 @@ const (
 	Graph                // personalized PageRank over the entity graph
 	Temporal             // closeness to the query's time window
 	Title                // source titles the query names (direct sources)
-	NumLanes = 6
+	Context              // BM25 of a memory with its neighbours' words; an answer after its question
+	NumLanes = 7
 )
 
 // An input is a WITH query several lanes read; it is compiled in when a lane of the plan
@@ -26,6 +27,7 @@ type input uint8
 
 const (
 	inVector   input = iota // vector_hits: vector_hits.sql (an empty stub without a query vector)
+	inLexical               // bm25_idf, bm25_candidates, bm25_parts: lexical.sql
 	inEntities              // mention_entities: mention_fuzzy.sql or mention_exact.sql
 	numInputs
 )
@@ -48,11 +50,12 @@ type laneDef struct {
 // were fitted on SciFact's train split.
 var lanes = [NumLanes]laneDef{
 	Vector:   {name: "vector", weight: 0.3, depth: "vector_k", inputs: []input{inVector}},
-	BM25:     {name: "bm25", weight: 1, depth: "bm25_k"},
+	BM25:     {name: "bm25", weight: 1, depth: "bm25_k", inputs: []input{inLexical}},
 	Mention:  {name: "mention", weight: 0.2, depth: "mention_k", inputs: []input{inEntities}},
 	Graph:    {name: "graph", weight: 0.1, depth: "graph_k", inputs: []input{inVector, inEntities}},
 	Temporal: {name: "temporal", weight: 0.5, depth: "temporal_k"},
 	Title:    {name: "title", weight: 0.3, depth: "title_k", direct: true},
+	Context:  {name: "context", weight: 1, depth: "context_k", inputs: []input{inLexical}},
 }
 
 func init() {

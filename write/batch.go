@@ -54,8 +54,15 @@ type Memory struct {
 	MentionedAt   *time.Time
 	Tags          []string
 	Metadata      map[string]any
-	// Speaker, when set, is an entity (a person) the memory mentions.
+	// Speaker, when set, is who said the memory (a conversation turn's speaker): a person
+	// entity, linked as the memory's speaker, not as a name it mentions. A leading
+	// "Speaker: " in Text is the speaker's, not a mention either.
 	Speaker string
+	// Position is the memory's place in its source, from 1 (a session's turn, a document's
+	// chunk); 0: none. Memories of the same source and scope set one place apart are
+	// neighbours: the context lane scores a memory with its neighbours' words, and a pack
+	// shows a hit with the neighbour it needs. It needs Source.
+	Position int
 	// Entities are entity IDs (in this batch or stored) the memory mentions, besides those
 	// extracted from Text.
 	Entities []string
@@ -63,11 +70,15 @@ type Memory struct {
 
 // Entity is a person, place or thing memories mention.
 type Entity struct {
-	ID       string
-	Name     string
-	Kind     string
-	Aliases  []string
-	Metadata map[string]any
+	ID      string
+	Name    string
+	Kind    string
+	Aliases []string
+	// BlockedAliases are words of a person's name never to be derived as its aliases. A
+	// person ("person" kind) of several words gets each word as an alias while no other
+	// person of its scope set has it (a first name, a surname).
+	BlockedAliases []string
+	Metadata       map[string]any
 }
 
 // Relation is an edge of the entity graph.
@@ -117,6 +128,7 @@ const CoMentionWindow = 3
 const (
 	MaxIDLen   = 512
 	MaxTextLen = 1_000_000
+	MaxNameLen = 512 // an entity's name, an alias, a speaker
 )
 
 var kinds = []string{"world", "experience", "observation", "summary"}

@@ -10,10 +10,10 @@ import (
 	"github.com/recall-engine/recall/extract"
 )
 
-// writeLinks writes the mentions (given entities, speakers and extracted names) and the
+// writeLinks writes the mentions (given entities, extracted names and speakers) and the
 // relations (co-mentions and the batch's own).
 func (t *txn) writeLinks(b Batch, _ [][]float32) error {
-	mentioned, err := t.mentioned(b)
+	named, speakers, err := t.mentioned(b)
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (t *txn) writeLinks(b Batch, _ [][]float32) error {
 	for k, v := range more {
 		t.entities[k] = v
 	}
-	mentionRows, relationRows := t.mentionRows(b, mentioned)
+	mentionRows, relationRows := t.mentionRows(b, named, speakers)
 	given, err := t.relationRows(b)
 	if err != nil {
 		return err
@@ -56,9 +56,11 @@ func (t *txn) writeLinks(b Batch, _ [][]float32) error {
 	return nil
 }
 
-// mentioned returns, per memory, the entity ids it mentions in order of appearance (with
-// repeats): the entities it lists, then its speaker and the names extracted from its text.
-func (t *txn) mentioned(b Batch) ([][]int64, error) {
+// mentioned returns, per memory, the entity ids it names in order of appearance (with
+// repeats: the entities it lists, then the names extracted from its text) and its speaker's
+// entity (0: none). Speakers are linked first, as persons, and the persons' aliases derived,
+// so a first name in a text links to its person.
+func (t *txn) mentioned(b Batch) (named [][]int64, speakers []int64, err error) {
 	refs := map[string]string{}
 	for i, m := range b.Memories {
 		for j, id := range m.Entities {
@@ -69,75 +71,128 @@ func (t *txn) mentioned(b Batch) ([][]int64, error) {
 	}
 	more, err := t.stored("entities", refs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for k, v := range more {
 		t.entities[k] = v
 	}
-	mentioned := make([][]int64, len(b.Memories))
+	speakers = make([]int64, len(b.Memories))
+	bySpeaker := map[string]string{}
+	for _, m := range b.Memories {
+		if sp := strings.TrimSpace(m.Speaker); sp != "" {
+			bySpeaker[strings.ToLower(sp)] = sp
+		}
+	}
+	if len(bySpeaker) > 0 {
+		all := map[string]bool{}
+		for k := range bySpeaker {
+			all[k] = true
+		}
+		ids, err := t.resolve(bySpeaker, all, all, !b.ExactEntityLinks)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, m := range b.Memories {
+			speakers[i] = ids[strings.ToLower(strings.TrimSpace(m.Speaker))]
+		}
+		list := make([]int64, 0, len(ids))
+		for _, id := range ids {
+			list = append(list, id)
+		}
+		if _, err := t.tx.Exec(t.ctx, statementText("speakers"), pgx.NamedArgs{"ids": list}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(bySpeaker) > 0 || hasPerson(b.Entities) {
+		if _, err := t.tx.Exec(t.ctx, statementText("aliases"), pgx.NamedArgs{"scopes": t.scopes}); err != nil {
+			return nil, nil, err
+		}
+	}
+	named = make([][]int64, len(b.Memories))
 	names := map[string]string{} // lowered name -> name as first seen
 	create := map[string]bool{}  // names that may become new entities (not weak ones)
 	memNames := make([][]string, len(b.Memories))
 	for i, m := range b.Memories {
-		var strong, weak []string
-		if m.Speaker != "" {
-			strong = append(strong, strings.TrimSpace(m.Speaker))
-		}
 		if !b.NoExtract {
-			s, w := extract.Find(m.Text)
-			strong, weak = append(strong, s...), w
-		}
-		for j, n := range append(strong, weak...) {
-			if n == "" {
-				continue
+			strong, weak := extract.Find(withoutSpeaker(m.Text, m.Speaker))
+			for j, n := range append(strong, weak...) {
+				k := strings.ToLower(n)
+				if _, ok := names[k]; !ok {
+					names[k] = n
+				}
+				if j < len(strong) {
+					create[k] = true
+				}
+				memNames[i] = append(memNames[i], k)
 			}
-			k := strings.ToLower(n)
-			if _, ok := names[k]; !ok {
-				names[k] = n
-			}
-			if j < len(strong) {
-				create[k] = true
-			}
-			memNames[i] = append(memNames[i], k)
 		}
 		for _, id := range m.Entities {
-			mentioned[i] = append(mentioned[i], t.entities[id])
+			named[i] = append(named[i], t.entities[id])
 		}
 	}
 	if len(names) == 0 {
-		return mentioned, nil
+		return named, speakers, nil
 	}
-	byName, err := t.resolve(names, create, speakers(b.Memories), !b.ExactEntityLinks)
+	byName, err := t.resolve(names, create, nil, !b.ExactEntityLinks)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range b.Memories {
 		for _, k := range memNames[i] {
 			if id, ok := byName[k]; ok { // weak names without an entity stay unlinked
-				mentioned[i] = append(mentioned[i], id)
+				named[i] = append(named[i], id)
 			}
 		}
 	}
-	return mentioned, nil
+	return named, speakers, nil
 }
 
-// mentionRows returns each memory's mentions (each entity once) and its co-mention relations:
-// an entity with the next CoMentionWindow in order of appearance, so a memory naming thirty
-// entities relates neighbours, not all 435 pairs.
-func (t *txn) mentionRows(b Batch, mentioned [][]int64) (mentions, relations []map[string]any) {
+func hasPerson(es []Entity) bool {
+	for _, e := range es {
+		if e.Kind == "person" {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutSpeaker returns text without a leading "Speaker: " (its speaker's name, or the
+// name's first word), which says who speaks, not whom the text names.
+func withoutSpeaker(text, speaker string) string {
+	speaker = strings.TrimSpace(speaker)
+	head, rest, ok := strings.Cut(text, ":")
+	if !ok || speaker == "" || len(head) > len(speaker)+2 {
+		return text
+	}
+	head = strings.TrimSpace(head)
+	first, _, _ := strings.Cut(speaker, " ")
+	if strings.EqualFold(head, speaker) || strings.EqualFold(head, first) {
+		return rest
+	}
+	return text
+}
+
+// mentionRows returns each memory's mentions (each entity once, its speaker marked) and its
+// co-mention relations: a named entity with the next CoMentionWindow named after it, so a
+// memory naming thirty entities relates neighbours, not all 435 pairs. A speaker is not
+// related to what it says: that would make every speaker a hub of its conversation.
+func (t *txn) mentionRows(b Batch, named [][]int64, speakers []int64) (mentions, relations []map[string]any) {
 	for i, m := range b.Memories {
 		var ents []int64
 		seen := map[int64]bool{}
-		for _, id := range mentioned[i] {
+		for _, id := range named[i] {
 			if !seen[id] {
 				seen[id] = true
 				ents = append(ents, id)
 			}
 		}
 		mid := t.memories[m.ID]
+		if sp := speakers[i]; sp != 0 && !seen[sp] {
+			mentions = append(mentions, map[string]any{"m": mid, "e": sp, "s": true})
+		}
 		pairs := map[[2]int64]bool{}
 		for j, a := range ents {
-			mentions = append(mentions, map[string]any{"m": mid, "e": a})
+			mentions = append(mentions, map[string]any{"m": mid, "e": a, "s": false})
 			for _, c := range ents[j+1 : min(len(ents), j+1+CoMentionWindow)] {
 				pair := [2]int64{min(a, c), max(a, c)}
 				if !pairs[pair] {
@@ -177,16 +232,6 @@ func (t *txn) relationRows(b Batch) ([]map[string]any, error) {
 		out = append(out, rel)
 	}
 	return out, nil
-}
-
-func speakers(ms []Memory) map[string]bool {
-	out := map[string]bool{}
-	for _, m := range ms {
-		if m.Speaker != "" {
-			out[strings.ToLower(strings.TrimSpace(m.Speaker))] = true
-		}
-	}
-	return out
 }
 
 // resolve maps lowered names to entity ids: existing entities by name, alias or a close

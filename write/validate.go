@@ -93,8 +93,13 @@ func validate(b Batch, dim int) error {
 		if err := dup("entities", en.ID, i); err != nil {
 			return err
 		}
-		if strings.TrimSpace(en.Name) == "" || len(en.Name) > 512 || checkStr(item, "name", en.Name) != nil {
+		if strings.TrimSpace(en.Name) == "" || len(en.Name) > MaxNameLen || checkStr(item, "name", en.Name) != nil {
 			return &Error{Item: item, Field: "name", Problem: "empty, over 512 bytes, invalid UTF-8 or a NUL byte"}
+		}
+		for j, a := range en.BlockedAliases {
+			if strings.TrimSpace(a) == "" || len(a) > MaxNameLen || checkStr(item, "blocked_aliases", a) != nil {
+				return &Error{Item: item, Field: fmt.Sprintf("blocked_aliases[%d]", j), Problem: "empty, over 512 bytes, invalid UTF-8 or a NUL byte"}
+			}
 		}
 	}
 	for i, r := range b.Relations {
@@ -133,6 +138,12 @@ func validateMemory(item string, m Memory, dim int) error {
 		return &Error{Item: item, Field: "embedding", Problem: fmt.Sprintf("%d dimensions, the engine's embedder has %d", len(m.Embedding), dim)}
 	case m.OccurredStart != nil && m.OccurredEnd != nil && m.OccurredEnd.Before(*m.OccurredStart):
 		return &Error{Item: item, Field: "occurred_end", Problem: "before occurred_start"}
+	case m.Position < 0:
+		return &Error{Item: item, Field: "position", Problem: fmt.Sprintf("%d: want a place from 1 (0: none)", m.Position)}
+	case m.Position > 0 && m.Source == "":
+		return &Error{Item: item, Field: "position", Problem: "a place needs a source to be a place in"}
+	case len(m.Speaker) > MaxNameLen:
+		return &Error{Item: item, Field: "speaker", Problem: fmt.Sprintf("%d bytes, the limit is %d", len(m.Speaker), MaxNameLen)}
 	}
 	if err := checkStr(item, "text", m.Text); err != nil {
 		return err

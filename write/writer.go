@@ -233,7 +233,8 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 	for i, m := range b.Memories {
 		rows[i] = map[string]any{"id": m.ID, "source": nilIfEmpty(m.Source), "kind": nilIfEmpty(m.Kind), "text": m.Text,
 			"embedding": vectorText(vecs[i]), "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
-			"mentioned_at": m.MentionedAt, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata)}
+			"mentioned_at": m.MentionedAt, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
+			"position": nilIfZero(m.Position), "speaker": strings.TrimSpace(m.Speaker)}
 	}
 	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rows)})
 	if err != nil {
@@ -270,7 +271,8 @@ func (t *txn) writeEntities(b Batch, _ [][]float32) error {
 	}
 	rows := make([]map[string]any, len(b.Entities))
 	for i, en := range b.Entities {
-		rows[i] = map[string]any{"id": en.ID, "name": en.Name, "kind": en.Kind, "aliases": nonNilS(en.Aliases), "metadata": nonNil(en.Metadata)}
+		rows[i] = map[string]any{"id": en.ID, "name": en.Name, "kind": en.Kind, "aliases": nonNilS(en.Aliases),
+			"blocked_aliases": lowered(en.BlockedAliases), "metadata": nonNil(en.Metadata)}
 	}
 	got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rows), "keep_existing": false})
 	if err != nil {
@@ -293,6 +295,21 @@ func nonNilS(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func nilIfZero(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+func lowered(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = strings.ToLower(strings.TrimSpace(x))
+	}
+	return out
 }
 
 func nilIfEmpty(s string) any {

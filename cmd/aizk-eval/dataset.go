@@ -26,6 +26,8 @@ type datasetFlags struct {
 	scopeField   string
 	speakerField string
 	timeField    string
+	timeLayout   string
+	sessionField string
 	noExtract    bool
 	bm25Postings int
 	bm25K1       float64
@@ -79,7 +81,8 @@ func (d datasetFlags) dbName() (string, error) {
 		return "", err
 	}
 	h.Write(f)
-	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract)
+	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v\x00%s\x00%s", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract,
+		d.sessionField, d.timeLayout)
 	return "aizk_" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
@@ -154,26 +157,20 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 		byScope[sc] = append(byScope[sc], doc)
 	}
 	done := 0
+	opts := records.Options{SpeakerField: d.speakerField, TimeField: d.timeField, SessionField: d.sessionField}
+	if d.timeLayout != "" {
+		opts.TimeLayouts = []string{d.timeLayout}
+	}
 	for _, sc := range order {
 		docs := byScope[sc]
+		var seq records.Sequencer // places count per source, and sources are per scope
 		user := recall.User{ID: "aizk-eval", Read: []string{sc}, Write: []string{sc}}
 		for lo := 0; lo < len(docs); lo += 500 {
-			// A corpus is entity-dense text loaded in bulk: exact entity links only.
-			b := recall.Batch{NoExtract: d.noExtract, DeferVectorIndex: true, ExactEntityLinks: true}
-			for _, doc := range docs[lo:min(len(docs), lo+500)] {
-				recs, err := doc.Records(records.Options{SpeakerField: d.speakerField, TimeField: d.timeField})
-				if err != nil {
-					return fmt.Errorf("corpus document %s: %w", doc.ID, err)
-				}
-				for _, r := range recs {
-					if r.Source != nil {
-						b.Sources = append(b.Sources, *r.Source)
-					}
-					if r.Memory != nil {
-						b.Memories = append(b.Memories, *r.Memory)
-					}
-				}
+			b, err := corpusBatch(docs[lo:min(len(docs), lo+500)], opts, &seq)
+			if err != nil {
+				return err
 			}
+			b.NoExtract = d.noExtract
 			if _, err := e.Write(ctx, user, b); err != nil {
 				return fmt.Errorf("ingest: %w", err)
 			}
@@ -196,6 +193,31 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 	}
 	fmt.Fprintf(m.Stderr, "ingested %d documents in %v\n", len(ds.Corpus), time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// corpusBatch maps documents to one batch: each source once (the first document's), the
+// memories placed in their sources by seq. A corpus is entity-dense text loaded in bulk:
+// exact entity links only, and the vector index built at the end.
+func corpusBatch(docs []eval.Doc, opts records.Options, seq *records.Sequencer) (recall.Batch, error) {
+	b := recall.Batch{DeferVectorIndex: true, ExactEntityLinks: true}
+	seen := map[string]bool{}
+	for _, doc := range docs {
+		recs, err := doc.Records(opts)
+		if err != nil {
+			return b, fmt.Errorf("corpus document %s: %w", doc.ID, err)
+		}
+		for _, r := range recs {
+			seq.Place(&r)
+			if r.Source != nil && !seen[r.Source.ID] {
+				seen[r.Source.ID] = true
+				b.Sources = append(b.Sources, *r.Source)
+			}
+			if r.Memory != nil {
+				b.Memories = append(b.Memories, *r.Memory)
+			}
+		}
+	}
+	return b, nil
 }
 
 // queryUser is who asks query q: a reader of its scope, labelled with its speaker.
@@ -243,6 +265,8 @@ func (m *Main) datasetFlags(fs interface {
 	fs.StringVar(&d.scopeField, "scope-field", "", "metadata field naming each document's and query's scope")
 	fs.StringVar(&d.speakerField, "speaker-field", "", "metadata field naming the speaker (an entity, and the asking user's label)")
 	fs.StringVar(&d.timeField, "time-field", "", "metadata field holding each document's occurred time")
+	fs.StringVar(&d.timeLayout, "time-layout", "", `Go time layout of --time-field's values, tried first (e.g. "3:04 pm on 2 January, 2006"; built-in layouts follow)`)
+	fs.StringVar(&d.sessionField, "session-field", "", "metadata field naming each document's session: its source, in which documents are ordered as in the corpus")
 	fs.BoolVar(&d.noExtract, "no-extract", false, "do not extract entity names from the corpus")
 	fs.IntVar(&d.bm25Postings, "bm25-postings", statement.DefaultSettings().BM25Postings, "postings read per query term (0: all)")
 	fs.Float64Var(&d.bm25K1, "bm25-k1", statement.DefaultSettings().BM25K1, "BM25 term-frequency saturation k1")

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/eval"
+	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
 )

@@ -191,6 +191,7 @@ func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.Use
 func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.User, r io.Reader, name string, o ingestOptions, s *ingestSummary, bar *progress.Bar) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var p pending
+	var seq records.Sequencer
 	var read int64
 	flush := func() error {
 		if p.empty() {
@@ -218,6 +219,7 @@ func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.U
 				return perr
 			}
 			for _, rec := range recs {
+				seq.Place(&rec)
 				p.add(rec)
 			}
 			s.lines++

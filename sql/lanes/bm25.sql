@@ -1,74 +1,7 @@
--- bm25: Okapi BM25 over the source title and the text, with the caller's statistics.
--- bm25_corpus and bm25_terms are kept per scope set and read under row security, so N, avgdl
--- and df count exactly the rows the caller can see. Candidates are the best bm25_postings
--- postings per query term and visible scope set (impact order, found by the scope set's text
--- key: = on text[] is not leakproof, so under row security it cannot be an index condition;
--- NULL reads them all, which the executor does when filters are set). Each candidate is then
--- scored exactly over every query term, summed in term order so the score does not depend on
--- the plan: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf + k1 (1 -
--- b + b dl / avgdl)). A term the caller sees in at most bm25_whole memories is read whole
--- from the lookup index, which carries tf and doc_len, and joined to the
--- candidates; a more common term is probed once per candidate on (memory_id, term) (same
--- scores either way; reading a list whole is the cheaper of the two). Postings carry
--- their memory's scopes, so they are visible exactly when it is: the memory itself is read
--- only when filters are set (f_none false).
-bm25_terms_q AS MATERIALIZED (
-  SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
-),
-bm25_idf AS MATERIALIZED (
-  SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
-         d.df <= @bm25_whole::int AS whole
-  FROM bm25_terms_q q
-  CROSS JOIN visible_stats s
-  CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df FROM recall.bm25_terms t WHERE t.term = q.term) d
-  WHERE d.df > 0
-),
-bm25_candidates AS MATERIALIZED (
-  SELECT DISTINCT p.memory_id AS id
-  FROM bm25_idf q
-  CROSS JOIN visible_sets s
-  CROSS JOIN LATERAL (
-    SELECT p.memory_id FROM recall.bm25_postings p
-    WHERE p.scope_key = s.scope_key AND p.term = q.term
-    ORDER BY p.impact DESC
-    LIMIT @bm25_postings::int
-  ) p
-  WHERE @f_none::bool OR EXISTS (
-    SELECT 1 FROM recall.memories m
-    WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}))
-),
--- Not materialized: the candidate test of bm25_parts runs in the scan of each list, and the
--- postings of other memories are dropped there instead of being stored first.
-bm25_whole AS (
-  SELECT q.term, q.idf, p.memory_id, p.tf, p.doc_len
-  FROM bm25_idf q
-  CROSS JOIN visible_sets s
-  CROSS JOIN LATERAL (
-    SELECT p.memory_id, p.tf, p.doc_len FROM recall.bm25_postings p
-    WHERE p.scope_key = s.scope_key AND p.term = q.term
-  ) p
-  WHERE q.whole
-),
-bm25_parts AS (
-  SELECT w.memory_id AS id, w.term, w.idf, w.tf, w.doc_len
-  FROM bm25_whole w
-  -- IS TRUE keeps Postgres from turning the IN into a join, which on a small corpus it
-  -- planned as a nested loop over both CTEs: as a sublink it is
-  -- always a hashed subplan.
-  WHERE (w.memory_id IN (SELECT id FROM bm25_candidates)) IS TRUE
-  UNION ALL
-  -- One probe of (memory_id, term) per candidate and common term; LIMIT 1 (the pair is the
-  -- key) keeps the planner from turning this into a read of every posting of each candidate.
-  SELECT c.id, q.term, q.idf, p.tf, p.doc_len
-  FROM bm25_candidates c
-  CROSS JOIN bm25_idf q
-  CROSS JOIN LATERAL (
-    SELECT p.tf, p.doc_len FROM recall.bm25_postings p
-    WHERE p.memory_id = c.id AND p.term = q.term
-    LIMIT 1
-  ) p
-  WHERE NOT q.whole
-),
+-- bm25: Okapi BM25 over the source title and the text (the lexical input's parts of the
+-- memories whose own text has a query term), summed in term order so the score does not
+-- depend on the plan: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf
+-- + k1 (1 - b + b dl / avgdl)).
 bm25_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
@@ -81,6 +14,7 @@ bm25_lane AS (
     -- over the parts on its low estimate (26,724 comparisons for a 12-term SciFact claim).
     FROM bm25_parts b
     CROSS JOIN visible_stats s
+    WHERE b.tf > 0
     ORDER BY b.id
   ) x
   ORDER BY x.score DESC, x.id

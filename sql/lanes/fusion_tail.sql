@@ -4,8 +4,9 @@
 SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
        m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
        m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
+       m.position, m.speaker,
        ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
-             WHERE mn.memory_id = t.id ORDER BY e.name, e.id) AS entities
+             WHERE mn.memory_id = t.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
 FROM (
   SELECT f.*,
          f.rrf

@@ -18,7 +18,7 @@ graph_seeds AS MATERIALIZED (
   UNION
   SELECT mn.entity_id
   FROM (SELECT id FROM vector_hits ORDER BY distance, id LIMIT @graph_seed_hits::int) v
-  JOIN recall.mentions mn ON mn.memory_id = v.id
+  JOIN recall.mentions mn ON mn.memory_id = v.id AND NOT mn.speaker
   WHERE NOT EXISTS (SELECT 1 FROM graph_named)
 ),
 -- The walk goes level by level: each level is the entities one visible relation away from
@@ -156,7 +156,7 @@ graph_scored AS MATERIALIZED (
   FROM graph_top g
   CROSS JOIN LATERAL (
     SELECT mn.memory_id FROM recall.mentions mn
-    WHERE mn.entity_id = g.id
+    WHERE mn.entity_id = g.id AND NOT mn.speaker
     ORDER BY mn.memory_id DESC
     LIMIT @graph_mentions::int
   ) mn

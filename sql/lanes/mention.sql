@@ -2,7 +2,7 @@
 -- well the query names it and how rare it is among the caller's memories:
 --   w = sim * ln(1 + (N - df + 0.5) / (df + 0.5))
 -- with N the caller's visible memories (visible_stats) and df
--- the visible memories that mention it, so a name every memory carries ("Patients") weighs
+-- the visible memories that mention it (a speaker is not mentioned by what it says), so a name every memory carries ("Patients") weighs
 -- little. A memory scores the sum of w over the named entities it mentions (in entity
 -- order, so the sum does not depend on the plan); each entity gives at most
 -- mention_postings of its newest memories (NULL: all, which the executor uses with filters).
@@ -10,7 +10,7 @@ mention_weights AS MATERIALIZED (
   SELECT me.id, me.sim * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
   FROM mention_entities me
   CROSS JOIN visible_stats c
-  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id) d
+  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id AND NOT mn.speaker) d
 ),
 mention_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
@@ -19,7 +19,7 @@ mention_lane AS (
     FROM mention_weights mw
     CROSS JOIN LATERAL (
       SELECT mn.memory_id FROM recall.mentions mn
-      WHERE mn.entity_id = mw.id
+      WHERE mn.entity_id = mw.id AND NOT mn.speaker
       ORDER BY mn.memory_id DESC
       LIMIT @mention_postings::int
     ) mn

@@ -1,10 +1,14 @@
 WITH RECURSIVE
 visible_sets AS MATERIALIZED (
-  SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len FROM recall.bm25_corpus c
+  SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len, c.cdocs, c.ctotal_len, c.ctotal_nlen
+  FROM recall.bm25_corpus c
 ),
 visible_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,
-         coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl
+         coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl,
+         coalesce(sum(cdocs), 0)::float8 AS cn,
+         coalesce(sum(ctotal_len), 0)::float8 AS clen,
+         coalesce(sum(ctotal_nlen), 0)::float8 AS cnlen
   FROM visible_sets
 ),
 vector_visible AS MATERIALIZED (
@@ -30,28 +34,18 @@ vector_hits AS MATERIALIZED (
    ORDER BY 2, m.id
    LIMIT @vector_k::int)
 ),
-mention_entities AS MATERIALIZED (
-  SELECT e.id, p.sim
-  FROM recall.probe_entities(@qentities::text[], true, @mention_floor::float8) p
-  JOIN recall.entities e ON e.id = p.id
-  ORDER BY p.sim DESC, e.id
-  LIMIT @mention_entities_k::int
-),
-vector_lane AS (
-  SELECT id, row_number() OVER (ORDER BY distance, id) AS rank, 1 - distance AS score
-  FROM vector_hits
-  WHERE distance <= @vector_max_distance::float8
-),
 bm25_terms_q AS MATERIALIZED (
   SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
 ),
 bm25_idf AS MATERIALIZED (
   SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
-         d.df <= @bm25_whole::int AS whole
+         ln(1 + (s.cn - d.cdf + 0.5) / (d.cdf + 0.5)) AS cidf,
+         greatest(d.df, d.cdf) <= @bm25_whole::int AS whole
   FROM bm25_terms_q q
   CROSS JOIN visible_stats s
-  CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df FROM recall.bm25_terms t WHERE t.term = q.term) d
-  WHERE d.df > 0
+  CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df, coalesce(sum(t.cdf), 0)::float8 AS cdf
+                      FROM recall.bm25_terms t WHERE t.term = q.term) d
+  WHERE d.df > 0 OR d.cdf > 0
 ),
 bm25_candidates AS MATERIALIZED (
   SELECT DISTINCT p.memory_id AS id
@@ -68,29 +62,41 @@ bm25_candidates AS MATERIALIZED (
     WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter))
 ),
 bm25_whole AS (
-  SELECT q.term, q.idf, p.memory_id, p.tf, p.doc_len
+  SELECT q.term, q.idf, q.cidf, p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned
   FROM bm25_idf q
   CROSS JOIN visible_sets s
   CROSS JOIN LATERAL (
-    SELECT p.memory_id, p.tf, p.doc_len FROM recall.bm25_postings p
+    SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned FROM recall.bm25_postings p
     WHERE p.scope_key = s.scope_key AND p.term = q.term
   ) p
   WHERE q.whole
 ),
 bm25_parts AS (
-  SELECT w.memory_id AS id, w.term, w.idf, w.tf, w.doc_len
+  SELECT w.memory_id AS id, w.term, w.idf, w.cidf, w.tf, w.doc_len, w.ntf, w.ndoc_len, w.positioned
   FROM bm25_whole w
   WHERE (w.memory_id IN (SELECT id FROM bm25_candidates)) IS TRUE
   UNION ALL
-  SELECT c.id, q.term, q.idf, p.tf, p.doc_len
+  SELECT c.id, q.term, q.idf, q.cidf, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned
   FROM bm25_candidates c
   CROSS JOIN bm25_idf q
   CROSS JOIN LATERAL (
-    SELECT p.tf, p.doc_len FROM recall.bm25_postings p
+    SELECT p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned FROM recall.bm25_postings p
     WHERE p.memory_id = c.id AND p.term = q.term
     LIMIT 1
   ) p
   WHERE NOT q.whole
+),
+mention_entities AS MATERIALIZED (
+  SELECT e.id, p.sim
+  FROM recall.probe_entities(@qentities::text[], true, @mention_floor::float8) p
+  JOIN recall.entities e ON e.id = p.id
+  ORDER BY p.sim DESC, e.id
+  LIMIT @mention_entities_k::int
+),
+vector_lane AS (
+  SELECT id, row_number() OVER (ORDER BY distance, id) AS rank, 1 - distance AS score
+  FROM vector_hits
+  WHERE distance <= @vector_max_distance::float8
 ),
 bm25_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
@@ -101,6 +107,7 @@ bm25_lane AS (
              OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
     FROM bm25_parts b
     CROSS JOIN visible_stats s
+    WHERE b.tf > 0
     ORDER BY b.id
   ) x
   ORDER BY x.score DESC, x.id
@@ -110,7 +117,7 @@ mention_weights AS MATERIALIZED (
   SELECT me.id, me.sim * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
   FROM mention_entities me
   CROSS JOIN visible_stats c
-  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id) d
+  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id AND NOT mn.speaker) d
 ),
 mention_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
@@ -119,7 +126,7 @@ mention_lane AS (
     FROM mention_weights mw
     CROSS JOIN LATERAL (
       SELECT mn.memory_id FROM recall.mentions mn
-      WHERE mn.entity_id = mw.id
+      WHERE mn.entity_id = mw.id AND NOT mn.speaker
       ORDER BY mn.memory_id DESC
       LIMIT @mention_postings::int
     ) mn
@@ -139,7 +146,7 @@ graph_seeds AS MATERIALIZED (
   UNION
   SELECT mn.entity_id
   FROM (SELECT id FROM vector_hits ORDER BY distance, id LIMIT @graph_seed_hits::int) v
-  JOIN recall.mentions mn ON mn.memory_id = v.id
+  JOIN recall.mentions mn ON mn.memory_id = v.id AND NOT mn.speaker
   WHERE NOT EXISTS (SELECT 1 FROM graph_named)
 ),
 graph_walk (depth, ids, seen) AS (
@@ -245,7 +252,7 @@ graph_scored AS MATERIALIZED (
   FROM graph_top g
   CROSS JOIN LATERAL (
     SELECT mn.memory_id FROM recall.mentions mn
-    WHERE mn.entity_id = g.id
+    WHERE mn.entity_id = g.id AND NOT mn.speaker
     ORDER BY mn.memory_id DESC
     LIMIT @graph_mentions::int
   ) mn
@@ -368,6 +375,36 @@ title_lane AS (
   ORDER BY t.sim DESC, m.id
   LIMIT @title_k::int
 ),
+context_scored AS MATERIALIZED (
+  SELECT DISTINCT ON (b.id) b.id,
+         sum(b.cidf * (b.tf + @context_weight::float8 * b.ntf) * (@bm25_k1::float8 + 1)
+             / ((b.tf + @context_weight::float8 * b.ntf)
+                + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * (b.doc_len + @context_weight::float8 * b.ndoc_len)
+                  / greatest((s.clen + @context_weight::float8 * s.cnlen) / nullif(s.cn, 0), 1))))
+           OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+  FROM bm25_parts b
+  CROSS JOIN visible_stats s
+  WHERE b.positioned AND (b.tf > 0 OR @context_weight::float8 > 0)
+  ORDER BY b.id
+),
+context_handoff AS (
+  SELECT n.id, @context_handoff::float8 * c.score AS score
+  FROM (SELECT id, score FROM context_scored ORDER BY score DESC, id LIMIT @context_k::int) c
+  JOIN recall.memories q ON q.id = c.id
+  JOIN recall.memories n ON n.source_id = q.source_id AND n.position = q.position + 1
+  WHERE @context_handoff::float8 > 0 AND q.is_question AND n.scopes = q.scopes AND n.speaker <> q.speaker
+    AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
+),
+context_lane AS (
+  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  FROM (
+    SELECT u.id, sum(u.score) AS score
+    FROM (SELECT id, score FROM context_scored UNION ALL SELECT id, score FROM context_handoff) u
+    GROUP BY u.id
+  ) x
+  ORDER BY x.score DESC, x.id
+  LIMIT @context_k::int
+),
 candidates AS (
   SELECT 0 AS lane, id, rank, score::float8 AS score, false AS direct FROM vector_lane
   UNION ALL
@@ -380,17 +417,20 @@ candidates AS (
   SELECT 4 AS lane, id, rank, score::float8 AS score, false AS direct FROM temporal_lane
   UNION ALL
   SELECT 5 AS lane, id, rank, score::float8 AS score, direct FROM title_lane
+  UNION ALL
+  SELECT 6 AS lane, id, rank, score::float8 AS score, false AS direct FROM context_lane
 ),
 fused_rrf AS (
   SELECT x.id, x.direct,
-    ARRAY[x.vector_rank, x.bm25_rank, x.mention_rank, x.graph_rank, x.temporal_rank, x.title_rank]::bigint[] AS lane_ranks,
-    ARRAY[x.vector_score, x.bm25_score, x.mention_score, x.graph_score, x.temporal_score, x.title_score]::float8[] AS lane_scores,
+    ARRAY[x.vector_rank, x.bm25_rank, x.mention_rank, x.graph_rank, x.temporal_rank, x.title_rank, x.context_rank]::bigint[] AS lane_ranks,
+    ARRAY[x.vector_score, x.bm25_score, x.mention_score, x.graph_score, x.temporal_score, x.title_score, x.context_score]::float8[] AS lane_scores,
     coalesce(@w_vector::float8 / (@rrf_k::float8 + x.vector_rank), 0)
       + coalesce(@w_bm25::float8 / (@rrf_k::float8 + x.bm25_rank), 0)
       + coalesce(@w_mention::float8 / (@rrf_k::float8 + x.mention_rank), 0)
       + coalesce(@w_graph::float8 / (@rrf_k::float8 + x.graph_rank), 0)
       + coalesce(@w_temporal::float8 / (@rrf_k::float8 + x.temporal_rank), 0)
-      + coalesce(@w_title::float8 / (@rrf_k::float8 + x.title_rank), 0) AS rrf
+      + coalesce(@w_title::float8 / (@rrf_k::float8 + x.title_rank), 0)
+      + coalesce(@w_context::float8 / (@rrf_k::float8 + x.context_rank), 0) AS rrf
   FROM (
     SELECT id,
       max(rank) FILTER (WHERE lane = 0) AS vector_rank, max(score) FILTER (WHERE lane = 0) AS vector_score,
@@ -399,6 +439,7 @@ fused_rrf AS (
       max(rank) FILTER (WHERE lane = 3) AS graph_rank, max(score) FILTER (WHERE lane = 3) AS graph_score,
       max(rank) FILTER (WHERE lane = 4) AS temporal_rank, max(score) FILTER (WHERE lane = 4) AS temporal_score,
       max(rank) FILTER (WHERE lane = 5) AS title_rank, max(score) FILTER (WHERE lane = 5) AS title_score,
+      max(rank) FILTER (WHERE lane = 6) AS context_rank, max(score) FILTER (WHERE lane = 6) AS context_score,
       bool_or(direct) AS direct
     FROM candidates
     GROUP BY id
@@ -407,8 +448,9 @@ fused_rrf AS (
 SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
        m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
        m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
+       m.position, m.speaker,
        ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
-             WHERE mn.memory_id = t.id ORDER BY e.name, e.id) AS entities
+             WHERE mn.memory_id = t.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
 FROM (
   SELECT f.*,
          f.rrf

@@ -1,0 +1,39 @@
+-- context: a memory with a place in its source (a conversation's turn, a document's chunk)
+-- scored with its neighbours' words: BM25 over the memory's text and, at context_weight,
+-- its neighbours' (the memories one place before and after it, same source and scope set),
+-- with the statistics of the memories with a place (cidf; avgdl over their lengths with the
+-- neighbours' at the same weight). A turn that only makes sense after the one before it
+-- ("Yes, last week!") is found through that one's words. Then a question hands its score on:
+-- the turn right after a question, spoken by someone else, gains context_handoff times the
+-- question's score, so the answer rises with its question. Memories without a place are not
+-- in this lane; a corpus without places leaves it empty.
+context_scored AS MATERIALIZED (
+  SELECT DISTINCT ON (b.id) b.id,
+         sum(b.cidf * (b.tf + @context_weight::float8 * b.ntf) * (@bm25_k1::float8 + 1)
+             / ((b.tf + @context_weight::float8 * b.ntf)
+                + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * (b.doc_len + @context_weight::float8 * b.ndoc_len)
+                  / greatest((s.clen + @context_weight::float8 * s.cnlen) / nullif(s.cn, 0), 1))))
+           OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+  FROM bm25_parts b
+  CROSS JOIN visible_stats s
+  WHERE b.positioned AND (b.tf > 0 OR @context_weight::float8 > 0)
+  ORDER BY b.id
+),
+context_handoff AS (
+  SELECT n.id, @context_handoff::float8 * c.score AS score
+  FROM (SELECT id, score FROM context_scored ORDER BY score DESC, id LIMIT @context_k::int) c
+  JOIN recall.memories q ON q.id = c.id
+  JOIN recall.memories n ON n.source_id = q.source_id AND n.position = q.position + 1
+  WHERE @context_handoff::float8 > 0 AND q.is_question AND n.scopes = q.scopes AND n.speaker <> q.speaker
+    AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, {{filter}})
+),
+context_lane AS (
+  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  FROM (
+    SELECT u.id, sum(u.score) AS score
+    FROM (SELECT id, score FROM context_scored UNION ALL SELECT id, score FROM context_handoff) u
+    GROUP BY u.id
+  ) x
+  ORDER BY x.score DESC, x.id
+  LIMIT @context_k::int
+)
