@@ -37,8 +37,8 @@ func ExampleEngine_Recall() {
 	// Output:
 	// 1. m01 [vector#1 bm25#1 mention#1 graph#3] Alice Martin moved to Lisbon in March 2021 to work on the harbor project.
 	// 2. m08 [vector#2 bm25#2 mention#3 graph#4] In July 2021 Alice flew from Lisbon to Tokyo for a conference on ports.
-	// 3. m09 [vector#4 bm25#3 mention#4 graph#2] Tokyo was humid; Alice met Dan Wu at the conference dinner.
-	// 52 of 60 tokens, 7 omitted, 3 accesses recorded
+	// 3. m09 [vector#3 bm25#3 mention#4 graph#2] Tokyo was humid; Alice met Dan Wu at the conference dinner.
+	// 52 of 60 tokens, 6 omitted, 3 accesses recorded
 }
 
 // Trace shows why a memory ranked where it did, without recording any access.
@@ -65,10 +65,10 @@ func ExampleEngine_Trace() {
 	fmt.Printf("packed %d, accesses recorded %d\n", len(tr.Pack.Items), tr.Pack.Accessed)
 	// Output:
 	// memory 3 (m03): fused #1, score 0.074996 = RRF 0.074996
-	//   vector    rank   1  score     0.7447  adds 0.014286
+	//   vector    rank   1  score     0.3705  adds 0.014286
 	//   bm25      rank   1  score     6.7982  adds 0.047619
 	//   mention   rank   2  score     1.3122  adds 0.009091
-	//   graph     rank   5  score     0.3542  adds 0.004000
+	//   graph     rank   5  score     0.2597  adds 0.004000
 	//   temporal  not found
 	//   title     not found
 	//   context   not found

@@ -21,10 +21,12 @@ type Pack struct {
 	// OmittedTokens is what the omitted items would have cost.
 	OmittedTokens int `json:"omitted_tokens"`
 	// Empty says why Items is empty ("" when it is not).
-	Empty    budget.Reason `json:"empty,omitempty"`
-	Abstain  Abstention    `json:"abstain"`
-	Warnings []Warning     `json:"warnings"`
-	Timings  Timings       `json:"timings"`
+	Empty   budget.Reason `json:"empty,omitempty"`
+	Abstain Abstention    `json:"abstain"`
+	// Window is the time the question names, when the temporal lane took it from there.
+	Window   *Window   `json:"window,omitempty"`
+	Warnings []Warning `json:"warnings"`
+	Timings  Timings   `json:"timings"`
 	// Accessed is how many packed memories had their access recorded (0 when recording is
 	// off, failed, or the user has no write scope over them).
 	Accessed int64 `json:"accessed"`
@@ -95,6 +97,14 @@ func (it Item) Provenance() string {
 		parts = append(parts, "direct")
 	}
 	return strings.Join(parts, " ")
+}
+
+// Window is a time span the question names ("last May", "7 July, 2023"), as the temporal
+// lane read it.
+type Window struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Text  string    `json:"text"` // the words that named it
 }
 
 // Omitted is a candidate left out of the pack.

@@ -10,14 +10,18 @@ import (
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/rerank"
 	"github.com/recall-engine/recall/statement"
+	"github.com/recall-engine/recall/when"
 )
 
 // Options adjust one recall. The zero value (or nil) is the production recall.
 type Options struct {
 	// Filters restrict every lane: kinds, tags, metadata, occurred-time range.
 	Filters statement.Filters
-	// WindowStart and WindowEnd give the temporal lane a time window [start, end).
+	// WindowStart and WindowEnd give the temporal lane a time window [start, end). Zero: the
+	// window the question names, if any (package when), relative to Now.
 	WindowStart, WindowEnd time.Time
+	// NoQueryTime keeps the question's own time expressions out of the temporal lane.
+	NoQueryTime bool
 	// Now is the query time for recency (zero: Config.Now()).
 	Now time.Time
 	// Plan narrows the lanes, for evaluation only (0: statement.Maximal).
@@ -167,6 +171,12 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 	req.q = statement.Query{
 		Text: req.search, Raw: query, Vector: em.vec, Mentions: mentions,
 		WindowStart: opts.WindowStart, WindowEnd: opts.WindowEnd, Filters: opts.Filters, Now: now,
+	}
+	if opts.WindowStart.IsZero() && opts.WindowEnd.IsZero() && !opts.NoQueryTime {
+		if w, ok := when.Parse(query, now); ok {
+			req.q.WindowStart, req.q.WindowEnd = w.Start, w.End
+			r.pack.Window = &Window{Start: w.Start, End: w.End, Text: w.Text}
+		}
 	}
 	r.req = req
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,12 +31,17 @@ func TestHashingConformance(t *testing.T) {
 // TestHashingSimilarity: inflected forms and shared words bring texts closer.
 func TestHashingSimilarity(t *testing.T) {
 	h, _ := embed.NewHashing(0)
+	q, err := h.Embed(context.Background(), []string{"treating infected cells"}, embed.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
 	v, err := h.Embed(context.Background(), []string{
 		"treating infected cells", "the treatment of an infection in a cell", "stock markets fell sharply",
 	}, embed.Document)
 	if err != nil {
 		t.Fatal(err)
 	}
+	v[0] = q[0] // a query against documents, the engine's use
 	dot := func(a, b []float32) (s float32) {
 		for i := range a {
 			s += a[i] * b[i]
@@ -208,4 +215,59 @@ func TestHTTPErrors(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestHashingPivot: with the pivot a document's similarity is plain cosine times
+// |d| / sqrt(|d|^2 + pivot^2), so of two documents that hold the query's words equally, the
+// one with many other words loses far less to the short one than under plain cosine (whose
+// ratio is the ratio of their norms); a query's vector has no pivot.
+func TestHashingPivot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := embed.NewHashing(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := h.WithPivot(0)
+	q := "harbor lighthouse storm"
+	short := "The harbor lighthouse in the storm."
+	var filler []string
+	for i := range 80 {
+		filler = append(filler, fmt.Sprintf("cargo%dx", i))
+	}
+	long := "The harbor lighthouse in the storm. " + strings.Join(filler, " ")
+	sim := func(e *embed.Hashing, doc string) float64 {
+		v, err := e.Embed(ctx, []string{q, doc}, embed.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := e.Embed(ctx, []string{doc}, embed.Document)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s float64
+		for i := range v[0] {
+			s += float64(v[0][i]) * float64(d[0][i])
+		}
+		return s
+	}
+	plainRatio, pivotRatio := sim(plain, short)/sim(plain, long), sim(h, short)/sim(h, long)
+	if !(plainRatio > 3 && pivotRatio < 1.5 && pivotRatio > 1) {
+		t.Fatalf("short over long: plain cosine %.3f, with the pivot %.3f; want over 3 and in (1, 1.5)", plainRatio, pivotRatio)
+	}
+	// The exact relation, through a text's pivot-free vector: the last component of a
+	// document vector is pivot / sqrt(|d|^2 + pivot^2).
+	for _, doc := range []string{short, long} {
+		d, _ := h.Embed(ctx, []string{doc}, embed.Document)
+		last := float64(d[0][len(d[0])-1])
+		norm := embed.DefaultHashingPivot * math.Sqrt(1-last*last) / last // |d| from the pivot's share
+		want := sim(plain, doc) * norm / math.Sqrt(norm*norm+embed.DefaultHashingPivot*embed.DefaultHashingPivot)
+		if got := sim(h, doc); math.Abs(got-want) > 1e-5 {
+			t.Fatalf("%q: similarity %.6f, plain cosine scaled %.6f", doc, got, want)
+		}
+		qv, _ := h.Embed(ctx, []string{doc}, embed.Query)
+		if qv[0][len(qv[0])-1] != 0 {
+			t.Fatal("a query vector has a pivot")
+		}
+	}
 }

@@ -35,7 +35,6 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		// read them all so the lanes are full.
 		all["bm25_postings"] = nil
 		all["bm25_whole"] = math.MaxInt32 // every posting is a candidate: read the lists once each
-		all["graph_mentions"] = nil
 		all["mention_postings"] = nil
 	}
 	now := q.Now

@@ -128,9 +128,9 @@ func pprReference(n int, visibleNode func(int) bool, edges []edge, visibleEdge f
 }
 
 // TestGraphMatchesPowerIteration: the graph lane's memory scores equal the summed PageRank
-// mass, computed in Go by power iteration on the caller's visible subgraph, that each memory
-// receives from the GraphEntities entities of most mass, each giving its mass to its
-// GraphMentions newest memories.
+// mass, computed in Go by power iteration on the caller's visible subgraph, of the
+// GraphEntities entities of most mass that each memory of the pool (the GraphPool best bm25
+// hits) mentions; the seeds are the named entities and those of the GraphSeedHits best hits.
 func TestGraphMatchesPowerIteration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -193,45 +193,58 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 	def := statement.DefaultSettings()
 	s := def
 	s.K, s.GraphK = 100, 100
+	// Every memory's text is "plain words": the query's "plain" makes each a bm25 hit of the
+	// same score, so the best hits are the lowest ids.
 	for _, tc := range []struct {
 		raw      string
-		seeds    []int
+		seeds    []int // the named entities
 		hops     int
 		frontier int // 0: the default, more than the fixture's entities
 		iters    int
 		d        float64
 		entities int // 0: the default, more than the fixture's entities
-		newest   int // GraphMentions; 0: the default, more than any entity's memories
+		hits     int // GraphSeedHits
+		pool     int // GraphPool; 0: the default, more than the fixture's memories
 	}{
-		{"tell me about nodea", []int{0}, 2, 0, 20, 0.85, 0, 0},
-		{"nodea and nodeg", []int{0, 6}, 3, 0, 50, 0.7, 0, 0},
-		{"what links nodec", []int{2}, 1, 0, 5, 0.9, 0, 0},
-		{"nodea and nodep", []int{0, 15}, 2, 0, 20, 0.85, 0, 0},
+		{"tell me about nodea plain", []int{0}, 2, 0, 20, 0.85, 0, 0, 0},
+		{"nodea and nodeg plain", []int{0, 6}, 3, 0, 50, 0.7, 0, 0, 0},
+		{"what links nodec plain", []int{2}, 1, 0, 5, 0.9, 0, 0, 0},
+		{"nodea and nodep plain", []int{0, 15}, 2, 0, 20, 0.85, 0, 0, 0},
 		// The frontier cuts the walk: the nearest visible entities, by (depth, id).
-		{"nodea and nodeg", []int{0, 6}, 3, 7, 50, 0.7, 0, 0},
+		{"nodea and nodeg plain", []int{0, 6}, 3, 7, 50, 0.7, 0, 0, 0},
 		// The levels up to depth 1 hold 7 visible entities: with a frontier of 7 the walk
 		// stops there, with 8 it must read depth 2 for the eighth.
-		{"nodea and nodeg", []int{0, 6}, 3, 8, 50, 0.7, 0, 0},
-		// Only the entities of most mass give it, each to its newest memories.
-		{"tell me about nodea", []int{0}, 2, 0, 20, 0.85, 4, 0},
-		{"nodea and nodeg", []int{0, 6}, 3, 0, 50, 0.7, 5, 1},
+		{"nodea and nodeg plain", []int{0, 6}, 3, 8, 50, 0.7, 0, 0, 0},
+		// Only the entities of most mass score.
+		{"tell me about nodea plain", []int{0}, 2, 0, 20, 0.85, 4, 0, 0},
+		// The best two hits' entities join the seeds (m0 mentions e0 and e1, m1 e1).
+		{"what links nodec plain", []int{2}, 2, 0, 20, 0.85, 0, 2, 0},
+		// Only the pool is scored: the 12 best hits.
+		{"nodea and nodeg plain", []int{0, 6}, 3, 0, 50, 0.7, 0, 0, 12},
 	} {
 		s.GraphHops, s.GraphIterations, s.GraphDamping = tc.hops, tc.iters, tc.d
-		s.GraphFrontier = def.GraphFrontier
+		s.GraphFrontier, s.GraphEntities, s.GraphSeedHits, s.GraphPool = def.GraphFrontier, def.GraphEntities, tc.hits, def.GraphPool
 		if tc.frontier > 0 {
 			s.GraphFrontier = tc.frontier
 		}
-		s.GraphEntities, s.GraphMentions = def.GraphEntities, def.GraphMentions
 		if tc.entities > 0 {
 			s.GraphEntities = tc.entities
 		}
-		if tc.newest > 0 {
-			s.GraphMentions = tc.newest
+		if tc.pool > 0 {
+			s.GraphPool = tc.pool
 		}
 		got := run(t, db, []string{"acme"}, statement.Only(statement.Graph),
 			statement.Query{Text: tc.raw, Raw: tc.raw, Vector: unitVector(1, 3)}, s)
+		seeds := slices.Clone(tc.seeds)
+		for j := range tc.hits {
+			for _, e := range mentions[mems[j]] {
+				if !slices.Contains(seeds, e) {
+					seeds = append(seeds, e)
+				}
+			}
+		}
 		acmeOnly := func(e edge) bool { return e.scopes != "{beta}" }
-		mass := pprReference(n, func(i int) bool { return entScope(i) == "{acme}" }, edges, acmeOnly, tc.seeds, tc.hops, tc.frontier, tc.iters, tc.d)
+		mass := pprReference(n, func(i int) bool { return entScope(i) == "{acme}" }, edges, acmeOnly, seeds, tc.hops, tc.frontier, tc.iters, tc.d)
 		// The GraphEntities entities of most mass (ties by id, which is index order).
 		var top []int
 		for e, v := range mass {
@@ -251,19 +264,13 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 			}
 			top = top[:s.GraphEntities]
 		}
-		// Each gives its mass to its GraphMentions newest memories (highest ids).
+		// Each memory of the pool (the GraphPool lowest ids) scores the mass of those it mentions.
 		want := map[int64]float64{}
-		for _, e := range top {
-			var newest []int64
-			for m, es := range mentions {
-				if slices.Contains(es, e) {
-					newest = append(newest, m)
+		for _, m := range mems[:min(len(mems), s.GraphPool)] {
+			for _, e := range mentions[m] {
+				if slices.Contains(top, e) {
+					want[m] += mass[e]
 				}
-			}
-			slices.Sort(newest)
-			slices.Reverse(newest)
-			for _, m := range newest[:min(len(newest), s.GraphMentions)] {
-				want[m] += mass[e]
 			}
 		}
 		if len(want) < 5 {

@@ -52,7 +52,7 @@ var lanes = [NumLanes]laneDef{
 	Vector:   {name: "vector", weight: 0.3, depth: "vector_k", inputs: []input{inVector}},
 	BM25:     {name: "bm25", weight: 1, depth: "bm25_k", inputs: []input{inLexical}},
 	Mention:  {name: "mention", weight: 0.2, depth: "mention_k", inputs: []input{inEntities}},
-	Graph:    {name: "graph", weight: 0.1, depth: "graph_k", inputs: []input{inVector, inEntities}},
+	Graph:    {name: "graph", weight: 0.1, depth: "graph_k", inputs: []input{inVector, inLexical, inEntities}},
 	Temporal: {name: "temporal", weight: 0.5, depth: "temporal_k"},
 	Title:    {name: "title", weight: 0.3, depth: "title_k", direct: true},
 	Context:  {name: "context", weight: 1, depth: "context_k", inputs: []input{inLexical}},

@@ -318,3 +318,19 @@ func checkLane(t *testing.T, query, lane string, got []statement.Candidate, l st
 		}
 	}
 }
+
+// TestMentions: the query's mentions drop possessives and add the singular of a plural.
+func TestMentions(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string][]string{
+		"What is Jon's tattoo?":    {"what", "what is", "what is jon", "what is jon tattoo", "is", "is jon", "is jon tattoo", "jon", "jon tattoo", "tattoo"},
+		"Kofi’s dogs":              {"kofi", "kofi dogs", "kofi dog", "dogs", "dog"},
+		"the parents' parties":     {"the", "the parents", "the parent", "the parents parties", "the parents party", "parents", "parent", "parents parties", "parents party", "parties", "party"},
+		"glass bus this":           {"glass", "glass bus", "glass bus this", "bus", "bus this", "this"},
+		"Alice Martin, Bob-Stone.": {"alice", "alice martin", "alice martin bob-stone", "martin", "martin bob-stone", "bob-stone"},
+	} {
+		if got := statement.Mentions(q); !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", q, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -19,29 +20,53 @@ type Query struct {
 }
 
 // Mentions returns the lowered word n-grams (1 to 4 words) of s, the candidate entity
-// mentions matched exactly against entity names and aliases. At most 256, in order of
-// appearance.
+// mentions matched exactly against entity names and aliases, with possessives dropped
+// ("Jon's" is "jon") and, after an n-gram ending in a plural, the n-gram with its singular
+// ("the Smiths" also gives "smith", "dogs" "dog"). At most 256, in order of appearance.
 func Mentions(s string) []string {
 	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' && r != '.' && r != '&'
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' && r != '-' && r != '.' && r != '&'
 	})
 	for i, w := range words {
-		words[i] = strings.Trim(w, "'-.&")
+		w = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"), "'’")
+		words[i] = strings.Trim(w, "'’-.&")
 	}
 	seen := map[string]bool{}
 	out := []string{}
+	add := func(g string) bool {
+		if g == "" || strings.HasPrefix(g, " ") || strings.HasSuffix(g, " ") || seen[g] {
+			return false
+		}
+		seen[g] = true
+		out = append(out, g)
+		return len(out) == 256
+	}
 	for i := range words {
 		for n := 1; n <= 4 && i+n <= len(words); n++ {
 			g := strings.Join(words[i:i+n], " ")
-			if g == "" || strings.HasPrefix(g, " ") || strings.HasSuffix(g, " ") || seen[g] {
-				continue
-			}
-			seen[g] = true
-			out = append(out, g)
-			if len(out) == 256 {
+			if add(g) {
 				return out
+			}
+			if one := singular(words[i+n-1]); one != words[i+n-1] {
+				if add(strings.Join(append(slices.Clone(words[i:i+n-1]), one), " ")) {
+					return out
+				}
 			}
 		}
 	}
 	return out
+}
+
+// singular strips an English plural's s from a word of four letters or more ("dogs",
+// "parties"), leaving words that only end in s ("glass", "bus", "this") alone.
+func singular(w string) string {
+	switch {
+	case len(w) < 4 || !strings.HasSuffix(w, "s"):
+		return w
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+		return w
+	}
+	return w[:len(w)-1]
 }

@@ -57,15 +57,15 @@ type Settings struct {
 	TitleExactWords int     `set:"title_exact_words" default:"16" range:"[1,64]"` // longest query n-gram (in words) matched against title keys
 	TitleFuzzyWords int     `set:"title_fuzzy_words" default:"4" range:"[0,64]"`  // longest query n-gram matched by trigram similarity (at most TitleExactWords)
 
-	GraphK          int     `set:"graph_k" default:"50" range:"[1,]"`                  // graph lane depth
-	GraphDamping    float64 `set:"graph_damping" default:"0.85" range:"[0,1)"`         // PageRank damping
-	GraphIterations int     `set:"graph_iterations" default:"20" range:"[0,]"`         // power iterations
-	GraphHops       int     `set:"graph_hops" default:"2" range:"[0,]"`                // walk radius around the seeds
-	GraphFrontier   int     `set:"graph_frontier" default:"128" range:"[1,16000]"`     // most entities in the walk (a pgvector vector holds a row of its matrix)
-	GraphDegree     int     `set:"graph_degree" default:"16" range:"[1,]"`             // heaviest edges kept per entity
-	GraphSeedHits   int     `set:"graph_seed_hits" default:"5" range:"[0,]"`           // vector hits whose entities seed the walk when the query names none
-	GraphEntities   int     `set:"graph_entities" default:"20" range:"[1,]"`           // entities with the most mass that score memories
-	GraphMentions   int     `set:"graph_mentions" default:"100" range:"[0,]" null:"0"` // newest memories each of them gives its mass to (0: all)
+	GraphK          int     `set:"graph_k" default:"50" range:"[1,]"`              // graph lane depth
+	GraphDamping    float64 `set:"graph_damping" default:"0.85" range:"[0,1)"`     // PageRank damping
+	GraphIterations int     `set:"graph_iterations" default:"20" range:"[0,]"`     // power iterations
+	GraphHops       int     `set:"graph_hops" default:"2" range:"[0,]"`            // walk radius around the seeds
+	GraphFrontier   int     `set:"graph_frontier" default:"128" range:"[1,16000]"` // most entities in the walk (a pgvector vector holds a row of its matrix)
+	GraphDegree     int     `set:"graph_degree" default:"16" range:"[1,]"`         // heaviest edges kept per entity
+	GraphSeedHits   int     `set:"graph_seed_hits" default:"5" range:"[0,]"`       // best bm25 and vector hits whose entities seed the walk, besides those the query names
+	GraphEntities   int     `set:"graph_entities" default:"20" range:"[1,]"`       // entities with the most mass that score memories
+	GraphPool       int     `set:"graph_pool" default:"200" range:"[0,]"`          // best bm25 hits the lane may score (with the vector hits)
 
 	TemporalK     int     `set:"temporal_k" default:"50" range:"[1,]"`          // temporal lane depth
 	TemporalScale float64 `set:"temporal_scale" default:"86400" range:"(0,]"`   // seconds: score 1 / (1 + gap / scale)

@@ -28,6 +28,7 @@ type datasetFlags struct {
 	timeField    string
 	timeLayout   string
 	sessionField string
+	queryTime    string
 	noExtract    bool
 	bm25Postings int
 	bm25K1       float64
@@ -157,10 +158,7 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 		byScope[sc] = append(byScope[sc], doc)
 	}
 	done := 0
-	opts := records.Options{SpeakerField: d.speakerField, TimeField: d.timeField, SessionField: d.sessionField}
-	if d.timeLayout != "" {
-		opts.TimeLayouts = []string{d.timeLayout}
-	}
+	opts := records.Options{SpeakerField: d.speakerField, TimeField: d.timeField, SessionField: d.sessionField, TimeLayouts: d.layouts()}
 	for _, sc := range order {
 		docs := byScope[sc]
 		var seq records.Sequencer // places count per source, and sources are per scope
@@ -193,6 +191,14 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 	}
 	fmt.Fprintf(m.Stderr, "ingested %d documents in %v\n", len(ds.Corpus), time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// layouts are the time layouts --time-layout names.
+func (d datasetFlags) layouts() []string {
+	if d.timeLayout == "" {
+		return nil
+	}
+	return []string{d.timeLayout}
 }
 
 // corpusBatch maps documents to one batch: each source once (the first document's), the
@@ -246,7 +252,15 @@ func (d datasetFlags) search(e *recall.Engine) eval.SearchFunc {
 		if budget == 0 {
 			budget = 1_000_000
 		}
-		p, err := e.Recall(ctx, u, q.Text, budget, &recall.Options{Plan: plan})
+		opts := &recall.Options{Plan: plan}
+		if d.queryTime != "" {
+			if v, ok := q.Meta[d.queryTime].(string); ok {
+				if opts.Now, err = records.ParseTime(v, d.layouts()...); err != nil {
+					return nil, fmt.Errorf("query %s: %s: %w", q.ID, d.queryTime, err)
+				}
+			}
+		}
+		p, err := e.Recall(ctx, u, q.Text, budget, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -266,6 +280,7 @@ func (m *Main) datasetFlags(fs interface {
 	fs.StringVar(&d.speakerField, "speaker-field", "", "metadata field naming the speaker (an entity, and the asking user's label)")
 	fs.StringVar(&d.timeField, "time-field", "", "metadata field holding each document's occurred time")
 	fs.StringVar(&d.timeLayout, "time-layout", "", `Go time layout of --time-field's values, tried first (e.g. "3:04 pm on 2 January, 2006"; built-in layouts follow)`)
+	fs.StringVar(&d.queryTime, "query-time-field", "", "query metadata field holding when the question is asked (relative times in it are read from there; default: now)")
 	fs.StringVar(&d.sessionField, "session-field", "", "metadata field naming each document's session: its source, in which documents are ordered as in the corpus")
 	fs.BoolVar(&d.noExtract, "no-extract", false, "do not extract entity names from the corpus")
 	fs.IntVar(&d.bm25Postings, "bm25-postings", statement.DefaultSettings().BM25Postings, "postings read per query term (0: all)")

@@ -164,6 +164,9 @@ func renderTrace(w io.Writer, tr *recall.Trace, top int) {
 	if tr.SearchText != p.Query {
 		fmt.Fprintf(w, "search text: %q\n", tr.SearchText)
 	}
+	if p.Window != nil {
+		fmt.Fprintf(w, "time: %q read as [%s, %s)\n", p.Window.Text, p.Window.Start.Format(time.RFC3339), p.Window.End.Format(time.RFC3339))
+	}
 	fmt.Fprintf(w, "statement: plan %s, dimension %d, fuzzy entities %v, %d candidates (K %d)\n\n",
 		tr.Shape.Plan, tr.Shape.Dim, tr.Shape.Fuzzy, len(tr.Candidates), tr.K)
 	lanes := tr.Shape.Plan.Lanes()

@@ -1,6 +1,6 @@
--- graph: personalized PageRank over the visible entity graph. Seeds are the entities the query
--- names (mention_entities); when it names none, the entities mentioned by the best
--- graph_seed_hits vector hits. The walk takes the visible entities within graph_hops of the
+-- graph: personalized PageRank over the visible entity graph, seeded by the question, scoring
+-- the memories that answer it. Seeds are the entities the query names (mention_entities) and
+-- those the best graph_seed_hits bm25 and vector hits mention. The walk takes the visible entities within graph_hops of the
 -- seeds (at most graph_frontier, nearest first), treats relations as undirected edges
 -- weighted by the sum of their weights, keeps each entity's graph_degree heaviest edges, and
 -- iterates
@@ -8,8 +8,10 @@
 -- graph_iterations times from r = p, where p is uniform over the seeds, W spreads each
 -- node's mass over its edges in proportion to weight, and dangling(r) is the mass of the
 -- nodes without edges, which goes back to the seeds (in the SQL, W's columns of those nodes
--- are p, which is the same). Each of the graph_entities entities with the most mass gives
--- its mass to its newest graph_mentions memories; a memory scores the mass it receives.
+-- are p, which is the same). The graph_entities entities with the most mass score the
+-- memories of the pool, the best graph_pool bm25 hits and the vector hits: a memory scores
+-- the mass of those it mentions. A memory the question's words and meaning do not reach is
+-- not scored however central its entities, so co-mentioned chatter does not rank.
 graph_named AS MATERIALIZED (
   SELECT id FROM mention_entities
 ),
@@ -17,9 +19,18 @@ graph_seeds AS MATERIALIZED (
   SELECT id FROM graph_named
   UNION
   SELECT mn.entity_id
-  FROM (SELECT id FROM vector_hits ORDER BY distance, id LIMIT @graph_seed_hits::int) v
-  JOIN recall.mentions mn ON mn.memory_id = v.id AND NOT mn.speaker
-  WHERE NOT EXISTS (SELECT 1 FROM graph_named)
+  FROM (
+    (SELECT id FROM bm25_scored ORDER BY score DESC, id LIMIT @graph_seed_hits::int)
+    UNION
+    (SELECT id FROM vector_hits ORDER BY distance, id LIMIT @graph_seed_hits::int)
+  ) h
+  JOIN recall.mentions mn ON mn.memory_id = h.id AND NOT mn.speaker
+),
+-- The memories the lane may score. Both lists are already filtered by the lanes that made them.
+graph_pool AS MATERIALIZED (
+  (SELECT id FROM bm25_scored ORDER BY score DESC, id LIMIT @graph_pool::int)
+  UNION
+  SELECT id FROM vector_hits WHERE distance <= @vector_max_distance::float8
 ),
 -- The walk goes level by level: each level is the entities one visible relation away from
 -- the previous level that no earlier level holds (so each entity has its least depth), read
@@ -147,22 +158,14 @@ graph_top AS MATERIALIZED (
   ORDER BY 2 DESC, n.id
   LIMIT @graph_entities::int
 ),
--- Each of the graph_entities entities gives its mass to its newest graph_mentions memories
--- (as the mention lane's entities do), and a memory scores what it receives. A mention
--- carries its memory's scopes (a foreign key on both), so a visible mention
--- names a visible memory: the memory is read only when filters are set.
+-- Each memory of the pool scores the mass of the graph_entities entities it mentions. A
+-- mention carries its memory's scopes (a foreign key on both), so a visible mention names a
+-- visible memory.
 graph_scored AS MATERIALIZED (
-  SELECT mn.memory_id AS id, g.id AS entity_id, g.mass
-  FROM graph_top g
-  CROSS JOIN LATERAL (
-    SELECT mn.memory_id FROM recall.mentions mn
-    WHERE mn.entity_id = g.id AND NOT mn.speaker
-    ORDER BY mn.memory_id DESC
-    LIMIT @graph_mentions::int
-  ) mn
-  WHERE @f_none::bool OR EXISTS (
-    SELECT 1 FROM recall.memories m
-    WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}))
+  SELECT p.id, g.id AS entity_id, g.mass
+  FROM graph_pool p
+  JOIN recall.mentions mn ON mn.memory_id = p.id AND NOT mn.speaker
+  JOIN graph_top g ON g.id = mn.entity_id
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score

@@ -86,6 +86,16 @@ bm25_parts AS (
   ) p
   WHERE NOT q.whole
 ),
+bm25_scored AS (
+  SELECT DISTINCT ON (b.id) b.id,
+         sum(b.idf * b.tf * (@bm25_k1::float8 + 1)
+             / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl)))
+           OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+  FROM bm25_parts b
+  CROSS JOIN visible_stats s
+  WHERE b.tf > 0
+  ORDER BY b.id
+),
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim
   FROM recall.probe_entities(@qentities::text[], true, @mention_floor::float8) p
@@ -99,18 +109,9 @@ vector_lane AS (
   WHERE distance <= @vector_max_distance::float8
 ),
 bm25_lane AS (
-  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
-  FROM (
-    SELECT DISTINCT ON (b.id) b.id,
-           sum(b.idf * b.tf * (@bm25_k1::float8 + 1)
-               / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl)))
-             OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
-    FROM bm25_parts b
-    CROSS JOIN visible_stats s
-    WHERE b.tf > 0
-    ORDER BY b.id
-  ) x
-  ORDER BY x.score DESC, x.id
+  SELECT id, row_number() OVER (ORDER BY score DESC, id) AS rank, score
+  FROM bm25_scored
+  ORDER BY score DESC, id
   LIMIT @bm25_k::int
 ),
 mention_weights AS MATERIALIZED (
@@ -145,9 +146,17 @@ graph_seeds AS MATERIALIZED (
   SELECT id FROM graph_named
   UNION
   SELECT mn.entity_id
-  FROM (SELECT id FROM vector_hits ORDER BY distance, id LIMIT @graph_seed_hits::int) v
-  JOIN recall.mentions mn ON mn.memory_id = v.id AND NOT mn.speaker
-  WHERE NOT EXISTS (SELECT 1 FROM graph_named)
+  FROM (
+    (SELECT id FROM bm25_scored ORDER BY score DESC, id LIMIT @graph_seed_hits::int)
+    UNION
+    (SELECT id FROM vector_hits ORDER BY distance, id LIMIT @graph_seed_hits::int)
+  ) h
+  JOIN recall.mentions mn ON mn.memory_id = h.id AND NOT mn.speaker
+),
+graph_pool AS MATERIALIZED (
+  (SELECT id FROM bm25_scored ORDER BY score DESC, id LIMIT @graph_pool::int)
+  UNION
+  SELECT id FROM vector_hits WHERE distance <= @vector_max_distance::float8
 ),
 graph_walk (depth, ids, seen) AS (
   SELECT 0, a.ids, a.ids
@@ -248,17 +257,10 @@ graph_top AS MATERIALIZED (
   LIMIT @graph_entities::int
 ),
 graph_scored AS MATERIALIZED (
-  SELECT mn.memory_id AS id, g.id AS entity_id, g.mass
-  FROM graph_top g
-  CROSS JOIN LATERAL (
-    SELECT mn.memory_id FROM recall.mentions mn
-    WHERE mn.entity_id = g.id AND NOT mn.speaker
-    ORDER BY mn.memory_id DESC
-    LIMIT @graph_mentions::int
-  ) mn
-  WHERE @f_none::bool OR EXISTS (
-    SELECT 1 FROM recall.memories m
-    WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter))
+  SELECT p.id, g.id AS entity_id, g.mass
+  FROM graph_pool p
+  JOIN recall.mentions mn ON mn.memory_id = p.id AND NOT mn.speaker
+  JOIN graph_top g ON g.id = mn.entity_id
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
