@@ -64,11 +64,11 @@ func ExampleEngine_Trace() {
 	fmt.Print(tr.Why(top))
 	fmt.Printf("packed %d, accesses recorded %d\n", len(tr.Pack.Items), tr.Pack.Accessed)
 	// Output:
-	// memory 3 (m03): fused #1, score 0.074996 = RRF 0.074996
-	//   vector    rank   1  score     0.3705  adds 0.014286
-	//   bm25      rank   1  score     6.7982  adds 0.047619
-	//   mention   rank   2  score     1.3122  adds 0.009091
-	//   graph     rank   5  score     0.2597  adds 0.004000
+	// memory 3 (m03): fused #1, score 0.282143 = RRF 0.282143
+	//   vector    rank   1  score     0.3705  adds 0.016667
+	//   bm25      rank   1  score     6.7982  adds 0.233333
+	//   mention   rank   2  score     1.3122  adds 0.025000
+	//   graph     rank   5  score     0.3542  adds 0.007143
 	//   temporal  not found
 	//   title     not found
 	//   context   not found

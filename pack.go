@@ -23,6 +23,9 @@ type Pack struct {
 	// Empty says why Items is empty ("" when it is not).
 	Empty   budget.Reason `json:"empty,omitempty"`
 	Abstain Abstention    `json:"abstain"`
+	// Cut is how many candidates the relative cut left out, too far below the best and
+	// ranked high by no lane (Settings.CutRatio).
+	Cut int `json:"cut,omitempty"`
 	// Window is the time the question names, when the temporal lane took it from there.
 	Window   *Window   `json:"window,omitempty"`
 	Warnings []Warning `json:"warnings"`
@@ -67,6 +70,15 @@ type Item struct {
 	StatementRank int `json:"statement_rank"`
 	// Lanes is the item's rank and score in every lane (Rank 0: the lane did not return it).
 	Lanes [statement.NumLanes]statement.LaneHit `json:"-"`
+	// Position and Speaker: the memory's place in its source (0: none) and who said it.
+	Position int    `json:"position,omitempty"`
+	Speaker  string `json:"speaker,omitempty"`
+	// Run numbers the items packed together, a memory and the neighbours it needs to be read,
+	// adjacent and in their places' order (0: the item stands alone). Context says why a
+	// neighbour is there: "answer" (it answers the question before it) or "reply_to" (the
+	// short reply after it answers it).
+	Run     int    `json:"run,omitempty"`
+	Context string `json:"context,omitempty"`
 }
 
 // MarshalJSON writes the lanes by name, only those that found the item.

@@ -53,20 +53,13 @@ type request struct {
 	q        statement.Query
 }
 
-// ranked is a candidate in merit order, with its place in the statement's order.
-type ranked struct {
-	statement.Candidate
-	FusedRank   int      // 1-based place in the statement's order
-	RerankScore *float32 // nil when not reranked
-}
-
 // run keeps what one recall decided, for the pack and for a trace.
 type run struct {
 	pack    *Pack
 	req     request
 	all     []statement.Candidate // the statement's rows (more than K in a trace)
-	ordered []ranked              // the first K in merit order
-	walk    budget.Pack[ranked]
+	ordered []ranked              // the first K in merit order (after the cut)
+	walk    budget.Pack[unit]
 }
 
 func (r *run) warn(stage string, err error) {
@@ -187,7 +180,10 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 func (e *Engine) retrieve(ctx context.Context, r *run, trace bool) error {
 	s := r.req.settings
 	if trace {
+		// Every lane's candidates, each with the neighbours it would need, so the trace can
+		// be fused again with other settings (Trace.Reorder).
 		s.K = s.TraceK(r.req.st.Shape.Plan)
+		s.ContextHits = s.K
 	}
 	t := time.Now()
 	all, err := statement.Run(ctx, e.cfg.Pool, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
@@ -199,11 +195,9 @@ func (e *Engine) retrieve(ctx context.Context, r *run, trace bool) error {
 // order puts the first K candidates in merit order: the reranker's scores over the head,
 // direct sources first, the rest in statement order; then MMR when configured.
 func (e *Engine) order(ctx context.Context, r *run, noRerank bool) error {
-	head := r.all[:min(len(r.all), r.req.settings.K)]
-	cands := make([]ranked, len(head))
-	for i, c := range head {
-		cands[i] = ranked{Candidate: c, FusedRank: i + 1}
-	}
+	s := r.req.settings
+	cands, cut := cutWeak(fusedHead(r.all, s.K), s.CutRatio, s.CutRank)
+	r.pack.Cut = cut
 	t := time.Now()
 	scores, err := e.rerank(ctx, r, cands, noRerank)
 	r.pack.Timings.Rerank = time.Since(t)
@@ -214,10 +208,7 @@ func (e *Engine) order(ctx context.Context, r *run, noRerank bool) error {
 		cands[i].RerankScore = &scores[i]
 	}
 	t = time.Now()
-	r.ordered = rerank.Order(cands, scores, func(c ranked) bool { return c.Direct })
-	if e.cfg.MMRLambda > 0 {
-		r.ordered = rerank.MMR(r.ordered, func(c ranked) string { return c.Text }, e.cfg.MMRLambda)
-	}
+	r.ordered = meritOrder(cands, scores, e.cfg.MMRLambda)
 	r.pack.Timings.Pack = time.Since(t)
 	return nil
 }
@@ -253,19 +244,34 @@ func (e *Engine) rerank(ctx context.Context, r *run, cands []ranked, off bool) (
 }
 
 // packItems walks the merit order into the budget and fills the pack.
+// A candidate and the neighbours it needs are walked as one unit and packed as a run: their
+// items are adjacent, in their places' order, and share a Run number.
 func (e *Engine) packItems(r *run) error {
 	t := time.Now()
-	walk, err := budget.Walk(r.ordered, func(c ranked) string { return c.Text }, r.req.budget, e.cfg.Tokens)
+	cost, cut := unitCosts(e.cfg.Tokens)
+	walk, err := budget.Walk(units(r.ordered, r.req.settings.ContextHits), cost, cut, r.req.budget)
 	if err != nil {
 		return &InputError{Field: "budget", Problem: err.Error()}
 	}
 	r.walk = walk
 	p := r.pack
+	runs := 0
 	for _, it := range walk.Items {
-		p.Items = append(p.Items, newItem(it.Item, it.Text, it.Tokens, it.Truncated))
+		run := 0
+		if len(it.Item.members) > 1 {
+			runs++
+			run = runs
+		}
+		for _, m := range it.Item.members {
+			item := newItem(m, m.Text, e.cfg.Tokens.Count(m.Text), it.Truncated)
+			item.Run, item.Context = run, m.Why
+			p.Items = append(p.Items, item)
+		}
 	}
 	for _, o := range walk.Omitted {
-		p.Omitted = append(p.Omitted, Omitted{ID: o.Item.ID, Tokens: o.Tokens, Reason: o.Reason})
+		for _, m := range o.Item.members {
+			p.Omitted = append(p.Omitted, Omitted{ID: m.ID, Tokens: e.cfg.Tokens.Count(m.Text), Reason: o.Reason})
+		}
 	}
 	p.Used, p.OmittedTokens, p.Empty = walk.Used, walk.OmittedTokens, walk.Empty
 	p.Abstain = abstention(r.all[:min(len(r.all), r.req.settings.K)], len(r.req.q.Vector) > 0, e.cfg.MinSimilarity, e.cfg.MinResults)
@@ -279,6 +285,7 @@ func newItem(c ranked, text string, tokens int, truncated bool) Item {
 		SourceTitle: c.SourceTitle, SourceURI: c.SourceURI, Entities: c.Entities,
 		OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
 		Score: c.Score, Direct: c.Direct, StatementRank: c.FusedRank, Lanes: c.Lanes, RerankScore: c.RerankScore,
+		Position: c.Position, Speaker: c.Speaker,
 	}
 }
 

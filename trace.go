@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/recall-engine/recall/statement"
 )
@@ -25,6 +26,22 @@ type Trace struct {
 	Candidates []TraceCandidate // the statement's rows in fused order
 	// Lanes lists each lane's candidates in lane order, as indexes into Candidates.
 	Lanes [statement.NumLanes][]int
+	// Context are the neighbours that came into the pack's walk with a candidate.
+	Context []TraceContext
+
+	now time.Time // the query time, for Reorder
+	mmr float64
+}
+
+// TraceContext is a neighbour that came with a candidate to be read with it: why ("answer":
+// it follows the candidate's question; "reply_to": the candidate's short reply answers it)
+// and what became of it.
+type TraceContext struct {
+	ID         int64
+	ExternalID string
+	Of         int64 // the candidate's memory id
+	Why        string
+	Decision   Decision
 }
 
 // Decision is what became of a candidate.
@@ -59,23 +76,35 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 		Pack: r.pack, SearchText: r.req.search, Mentions: r.req.q.Mentions,
 		Shape: r.req.st.Shape, SQL: r.req.st.SQL, Settings: r.req.settings,
 		K: min(r.req.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
+		now: r.req.q.Now, mmr: e.cfg.MMRLambda,
 	}
 	for i, c := range r.all {
 		tr.Candidates[i] = TraceCandidate{Candidate: c, FusedRank: i + 1, Decision: BeyondK, Tokens: e.cfg.Tokens.Count(c.Text)}
 	}
-	// The candidates the recall ordered and walked carry their fused rank.
+	// The candidates the recall ordered and walked carry their fused rank; the neighbours
+	// that came with them are the trace's Context.
 	at := func(c ranked) *TraceCandidate { return &tr.Candidates[c.FusedRank-1] }
 	for m, c := range r.ordered {
 		at(c).MeritRank, at(c).RerankScore = m+1, c.RerankScore
 	}
-	for _, it := range r.walk.Items {
-		at(it.Item).Decision = Packed
-		if it.Truncated {
-			at(it.Item).Decision = PackedTruncated
+	mark := func(u unit, d Decision) {
+		for _, m := range u.members {
+			if m.Why == "" {
+				at(m).Decision = d
+				continue
+			}
+			tr.Context = append(tr.Context, TraceContext{ID: m.ID, ExternalID: m.ExternalID, Of: u.members[u.hit].ID, Why: m.Why, Decision: d})
 		}
 	}
+	for _, it := range r.walk.Items {
+		d := Packed
+		if it.Truncated {
+			d = PackedTruncated
+		}
+		mark(it.Item, d)
+	}
 	for _, o := range r.walk.Omitted {
-		at(o.Item).Decision = OverBudget
+		mark(o.Item, OverBudget)
 	}
 	for _, l := range statement.Lanes() {
 		var idx []int
@@ -123,6 +152,11 @@ func (t *Trace) Why(c *TraceCandidate) string {
 	}
 	if c.Direct {
 		b.WriteString("  direct source: the query names its title\n")
+	}
+	for _, x := range t.Context {
+		if x.Of == c.ID {
+			fmt.Fprintf(&b, "  brings %s (%s): %s\n", x.ExternalID, x.Why, x.Decision)
+		}
 	}
 	switch {
 	case c.MeritRank == 0:

@@ -41,9 +41,8 @@ const (
 
 // Packed is one item that made it into the pack.
 type Packed[T any] struct {
-	Item      T
-	Index     int    // its place in the walked items
-	Text      string // the text as packed (trimmed when Truncated)
+	Item      T   // as packed (cut when Truncated)
+	Index     int // its place in the walked items
 	Tokens    int
 	Truncated bool // the top item was cut to fit a budget nothing else fitted
 }
@@ -65,17 +64,15 @@ type Pack[T any] struct {
 	Empty         Reason // why Items is empty ("" when it is not)
 }
 
-// Walk packs items, already in merit order, into budget tokens, each costing what the
-// counter gives for text(item): it takes each item that fits in what is left and skips (and
-// reports) each one that does not, then keeps going, so a long item never blocks shorter ones
-// below it. When nothing fits, the top item is cut to the budget and marked Truncated: a pack
-// is never empty when something matched. A budget below 1 is the caller's error.
-func Walk[T any](items []T, text func(T) string, budget int, c TokenCounter) (Pack[T], error) {
+// Walk packs items, already in merit order, into budget tokens, each costing cost(item): it
+// takes each item that fits in what is left and skips (and reports) each one that does not,
+// then keeps going, so a long item never blocks shorter ones below it. When nothing fits,
+// the top item is cut to the budget by cut(item, budget), which returns it and its cost,
+// and marked Truncated: a pack is never empty when something matched. A budget below 1 is
+// the caller's error.
+func Walk[T any](items []T, cost func(T) int, cut func(T, int) (T, int), budget int) (Pack[T], error) {
 	if budget < 1 {
 		return Pack[T]{}, fmt.Errorf("budget: %d tokens, want at least 1", budget)
-	}
-	if c == nil {
-		c = Bytes4{}
 	}
 	var p Pack[T]
 	if len(items) == 0 {
@@ -84,10 +81,9 @@ func Walk[T any](items []T, text func(T) string, budget int, c TokenCounter) (Pa
 	}
 	left := budget
 	for i, it := range items {
-		t := text(it)
-		n := c.Count(t)
+		n := cost(it)
 		if n <= left {
-			p.Items = append(p.Items, Packed[T]{Item: it, Index: i, Text: t, Tokens: n})
+			p.Items = append(p.Items, Packed[T]{Item: it, Index: i, Tokens: n})
 			p.Used += n
 			left -= n
 			continue
@@ -96,15 +92,24 @@ func Walk[T any](items []T, text func(T) string, budget int, c TokenCounter) (Pa
 		p.OmittedTokens += n
 	}
 	if len(p.Items) == 0 {
-		top := text(items[0])
-		cut := Trim(top, budget, c)
-		n := c.Count(cut)
-		p.Items = []Packed[T]{{Item: items[0], Index: 0, Text: cut, Tokens: n, Truncated: true}}
+		top, n := cut(items[0], budget)
+		p.Items = []Packed[T]{{Item: top, Index: 0, Tokens: n, Truncated: true}}
 		p.Used = n
+		p.OmittedTokens -= p.Omitted[0].Tokens
 		p.Omitted = p.Omitted[1:]
-		p.OmittedTokens -= c.Count(top)
 	}
 	return p, nil
+}
+
+// Texts returns Walk's cost and cut for items that are texts, counted by c (nil: Bytes4).
+func Texts(c TokenCounter) (cost func(string) int, cut func(string, int) (string, int)) {
+	if c == nil {
+		c = Bytes4{}
+	}
+	return c.Count, func(s string, budget int) (string, int) {
+		t := Trim(s, budget, c)
+		return t, c.Count(t)
+	}
 }
 
 // Trim returns the longest prefix of text that costs at most budget tokens, cut at a word

@@ -12,8 +12,8 @@ import (
 // words counts one token per space-separated word, which makes the cases easy to read.
 var words = budget.CounterFunc(func(s string) int { return len(strings.Fields(s)) })
 
-// same walks strings as their own texts.
-func same(s string) string { return s }
+// cost and cut walk texts counted in words.
+var cost, cut = budget.Texts(words)
 
 func TestWalk(t *testing.T) {
 	t.Parallel()
@@ -37,7 +37,7 @@ func TestWalk(t *testing.T) {
 		{"zero candidates", nil, 10, nil, nil, 0, 0, false, budget.ReasonNoCandidates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := budget.Walk(tc.texts, same, tc.budget, words)
+			p, err := budget.Walk(tc.texts, cost, cut, tc.budget)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,8 +46,8 @@ func TestWalk(t *testing.T) {
 			for _, it := range p.Items {
 				packed = append(packed, it.Index)
 				trunc = trunc || it.Truncated
-				if it.Tokens != words.Count(it.Text) {
-					t.Fatalf("item %d: Tokens %d for a text of %d", it.Index, it.Tokens, words.Count(it.Text))
+				if it.Tokens != words.Count(it.Item) {
+					t.Fatalf("item %d: Tokens %d for a text of %d", it.Index, it.Tokens, words.Count(it.Item))
 				}
 			}
 			for _, o := range p.Omitted {
@@ -68,7 +68,7 @@ func TestWalk(t *testing.T) {
 			}
 		})
 	}
-	if _, err := budget.Walk([]string{"a"}, same, 0, nil); err == nil {
+	if _, err := budget.Walk([]string{"a"}, cost, cut, 0); err == nil {
 		t.Fatal("budget 0 accepted")
 	}
 }

@@ -222,7 +222,7 @@ CREATE TABLE recall.mentions (
   entity_id bigint NOT NULL REFERENCES recall.entities (id) ON DELETE CASCADE,
   scopes    text[] NOT NULL CHECK (recall.is_scope_set(scopes)),
   speaker   boolean NOT NULL DEFAULT false,
-  PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes),
+  PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes, speaker),
   CONSTRAINT mentions_memory_scopes_fkey FOREIGN KEY (memory_id, scopes)
     REFERENCES recall.memories (id, scopes) ON DELETE CASCADE ON UPDATE CASCADE
 );

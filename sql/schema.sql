@@ -204,7 +204,7 @@ CREATE TABLE recall.mentions (
   entity_id bigint NOT NULL,
   scopes text[] NOT NULL,
   speaker boolean DEFAULT false NOT NULL,
-  CONSTRAINT mentions_pkey PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes),
+  CONSTRAINT mentions_pkey PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes, speaker),
   CONSTRAINT mentions_entity_id_fkey FOREIGN KEY (entity_id) REFERENCES recall.entities(id) ON DELETE CASCADE,
   CONSTRAINT mentions_memory_scopes_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON UPDATE CASCADE ON DELETE CASCADE,
   CONSTRAINT mentions_scopes_check CHECK (recall.is_scope_set(scopes))

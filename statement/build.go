@@ -112,9 +112,9 @@ func Build(shape Shape) (*Statement, error) {
 	for _, l := range plan.Lanes() {
 		ctes = append(ctes, fragment(lanes[l].name, shape.Dim))
 	}
-	ctes = append(ctes, fusion(plan))
+	ctes = append(ctes, fusion(plan), fragment("output", 0))
 
-	sql := "WITH RECURSIVE\n" + strings.Join(ctes, ",\n") + "\n" + fragment("fusion_tail", 0) + "\n"
+	sql := "WITH RECURSIVE\n" + strings.Join(ctes, ",\n") + "\n"
 	if m := markerRE.FindString(sql); m != "" {
 		return nil, fmt.Errorf("statement: marker %s left in the statement", m)
 	}
@@ -134,7 +134,7 @@ func Build(shape Shape) (*Statement, error) {
 // then one row per memory with every lane's rank and score (in lane order, NULL where the
 // lane did not return it or is not in the plan, so every plan scans the same way; a trace
 // reads this same statement), and Reciprocal Rank Fusion, sum(weight / (rrf_k + rank)),
-// added in lane order. sql/lanes/fusion_tail.sql adds the recency and frequency terms. The
+// added in lane order. sql/lanes/output.sql adds the recency and frequency terms. The
 // pivot is one aggregate over the union: LEFT JOINs of the lanes to their union were nested
 // loops over CTE scans.
 func fusion(plan Plan) string {

@@ -35,6 +35,34 @@ type Candidate struct {
 	Direct        bool    // the query names this memory's source title
 	RRF           float64 // sum of weight / (rrf_k + rank)
 	Score         float64 // RRF plus the recency and frequency terms
+	// Context are the neighbours the statement returns with one of its best candidates with
+	// a place, needed to read it: the turn that answers it (a question) or that it replies to
+	// (a short reply).
+	Context []Candidate
+	// ContextOf, for a neighbour, is the candidate it gives context to, and ContextWhy why:
+	// "answer" (it follows that question) or "reply_to" (that short reply answers it).
+	ContextOf  int64
+	ContextWhy string
+}
+
+// attachContext moves the neighbour rows of the statement's output (after the candidates)
+// into their candidates' Context.
+func attachContext(rows []Candidate) []Candidate {
+	n := len(rows)
+	for n > 0 && rows[n-1].ContextOf != 0 {
+		n--
+	}
+	cands := rows[:n:n]
+	at := make(map[int64]int, n)
+	for i, c := range cands {
+		at[c.ID] = i
+	}
+	for _, x := range rows[n:] {
+		if i, ok := at[x.ContextOf]; ok {
+			cands[i].Context = append(cands[i].Context, x)
+		}
+	}
+	return cands
 }
 
 // row is the statement's output row, scanned by column name (sql/lanes/fusion_tail.sql);
@@ -49,6 +77,8 @@ type row struct {
 	Fused         float64        `db:"fused"`
 	LastAccessed  *time.Time     `db:"last_accessed"`
 	AccessCount   int64          `db:"access_count"`
+	ContextOf     *int64         `db:"context_of"`
+	ContextWhy    *string        `db:"context_why"`
 	ExternalID    string         `db:"external_id"`
 	Kind          string         `db:"kind"`
 	Text          string         `db:"text"`
@@ -77,6 +107,12 @@ func scanCandidate(r pgx.CollectableRow) (Candidate, error) {
 	}
 	if x.Position != nil {
 		c.Position = int(*x.Position)
+	}
+	if x.ContextOf != nil {
+		c.ContextOf = *x.ContextOf
+	}
+	if x.ContextWhy != nil {
+		c.ContextWhy = *x.ContextWhy
 	}
 	for l := range min(NumLanes, len(x.LaneRanks), len(x.LaneScores)) {
 		if x.LaneRanks[l] != nil {

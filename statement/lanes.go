@@ -47,14 +47,15 @@ type laneDef struct {
 
 // lanes is the registry: sql/lanes/<name>.sql defines <name>_lane (id, rank, score), reading
 // visible_sets and visible_stats, its inputs and its settings' binds. The default weights
-// were fitted on SciFact's train split.
+// (with rrf_k 2) were fitted by aizk-eval tune on the development data, SciFact's train split
+// and LoCoMo's three development conversations, built-in embedder: eval/results/README.md.
 var lanes = [NumLanes]laneDef{
-	Vector:   {name: "vector", weight: 0.3, depth: "vector_k", inputs: []input{inVector}},
-	BM25:     {name: "bm25", weight: 1, depth: "bm25_k", inputs: []input{inLexical}},
-	Mention:  {name: "mention", weight: 0.2, depth: "mention_k", inputs: []input{inEntities}},
-	Graph:    {name: "graph", weight: 0.1, depth: "graph_k", inputs: []input{inVector, inLexical, inEntities}},
-	Temporal: {name: "temporal", weight: 0.5, depth: "temporal_k"},
-	Title:    {name: "title", weight: 0.3, depth: "title_k", direct: true},
+	Vector:   {name: "vector", weight: 0.05, depth: "vector_k", inputs: []input{inVector}},
+	BM25:     {name: "bm25", weight: 0.7, depth: "bm25_k", inputs: []input{inLexical}},
+	Mention:  {name: "mention", weight: 0.1, depth: "mention_k", inputs: []input{inEntities}},
+	Graph:    {name: "graph", weight: 0.05, depth: "graph_k", inputs: []input{inVector, inLexical, inEntities}},
+	Temporal: {name: "temporal", weight: 0.25, depth: "temporal_k"},
+	Title:    {name: "title", weight: 0.15, depth: "title_k", direct: true},
 	Context:  {name: "context", weight: 1, depth: "context_k", inputs: []input{inLexical}},
 }
 

@@ -247,9 +247,10 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 		got := run(t, db, []string{"acme"}, statement.Only(statement.Mention), q, s)
 		checkLane(t, raw, "mention", got, statement.Mention, want, nil)
 
-		// Title reference: direct when the title's key is a word n-gram of the query's key (of
-		// at most TitleExactWords words, at least 3 characters); else its best similarity with
-		// an n-gram of at most TitleFuzzyWords words when at least the floor.
+		// Title reference: similarity 1 when the title's key is a word n-gram of the query's key
+		// (of at most TitleExactWords words, at least 3 characters), direct when the title has
+		// at least TitleDirectWords words; else its best similarity with an n-gram of at most
+		// TitleFuzzyWords words when at least the floor.
 		words := strings.Fields(titleKey(raw))
 		want, direct := map[int64]float64{}, map[int64]bool{}
 		for _, tt := range titles {
@@ -261,7 +262,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 				for n := 1; n <= s.TitleExactWords && i+n <= len(words); n++ {
 					g := strings.Join(words[i:i+n], " ")
 					if g == titleKey(tt.name) && len(g) >= 3 {
-						sim, isDirect = 1, true
+						sim, isDirect = 1, len(strings.Fields(g)) >= s.TitleDirectWords
 					} else if n <= s.TitleFuzzyWords {
 						if v := similarity(strings.ToLower(tt.name), g); v >= s.TitleFloor-1e-6 {
 							sim = math.Max(sim, v)

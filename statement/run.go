@@ -76,6 +76,7 @@ func RunEach(ctx context.Context, pool *pgxpool.Pool, who Scopes, sts []*Stateme
 		if out[i], err = pgx.CollectRows(rows, scanCandidate); err != nil {
 			return nil, interpretError(ctx, err)
 		}
+		out[i] = attachContext(out[i])
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, interpretError(ctx, err)

@@ -26,7 +26,7 @@ import (
 // lane by name; their defaults are the lanes' (lanes.go). Every setting is a bind (or a SET
 // LOCAL), so a changed value takes effect on the next call with no cache invalidation.
 type Settings struct {
-	RRFK    float64       `set:"rrf_k" default:"20" range:"(0,]"`             // RRF constant k in weight / (k + rank)
+	RRFK    float64       `set:"rrf_k" default:"2" range:"(0,]"`              // RRF constant k in weight / (k + rank)
 	Weights Weights       `set:"weights"`                                     // per-lane RRF weight
 	K       int           `set:"k" default:"100" range:"[1,]"`                // rows returned
 	Timeout time.Duration `set:"timeout" default:"10s" range:"[0,]" bind:"-"` // statement_timeout (0: the server's)
@@ -45,17 +45,20 @@ type Settings struct {
 	ContextK       int     `set:"context_k" default:"100" range:"[1,]"`        // context lane depth
 	ContextWeight  float64 `set:"context_weight" default:"0.3" range:"[0,1]"`  // weight of a neighbour's words in a memory's context
 	ContextHandoff float64 `set:"context_handoff" default:"0.8" range:"[0,2]"` // share of a question's score the answer after it gains
+	ContextHits    int     `set:"context_hits" default:"3" range:"[0,]"`       // best candidates with a place whose needed neighbours come along
+	ContextShort   int     `set:"context_short" default:"12" range:"[0,]"`     // a reply of at most this many words brings the turn before it
 
 	MentionK         int     `set:"mention_k" default:"50" range:"[1,]"`                   // mention lane depth
 	MentionEntitiesK int     `set:"mention_entities_k" default:"16" range:"[1,]"`          // entities matched by the fuzzy branch
 	MentionFloor     float64 `set:"mention_floor" default:"0.7" range:"(0,1]"`             // trigram similarity floor for entity names
 	MentionPostings  int     `set:"mention_postings" default:"1000" range:"[0,]" null:"0"` // newest memories read per named entity (0: all)
 
-	TitleK          int     `set:"title_k" default:"20" range:"[1,]"`             // title lane depth
-	TitleSourcesK   int     `set:"title_sources_k" default:"8" range:"[1,]"`      // sources matched by title
-	TitleFloor      float64 `set:"title_floor" default:"0.6" range:"(0,1]"`       // trigram similarity floor for titles
-	TitleExactWords int     `set:"title_exact_words" default:"16" range:"[1,64]"` // longest query n-gram (in words) matched against title keys
-	TitleFuzzyWords int     `set:"title_fuzzy_words" default:"4" range:"[0,64]"`  // longest query n-gram matched by trigram similarity (at most TitleExactWords)
+	TitleK           int     `set:"title_k" default:"20" range:"[1,]"`             // title lane depth
+	TitleSourcesK    int     `set:"title_sources_k" default:"8" range:"[1,]"`      // sources matched by title
+	TitleFloor       float64 `set:"title_floor" default:"0.6" range:"(0,1]"`       // trigram similarity floor for titles
+	TitleExactWords  int     `set:"title_exact_words" default:"16" range:"[1,64]"` // longest query n-gram (in words) matched against title keys
+	TitleDirectWords int     `set:"title_direct_words" default:"2" range:"[1,64]"` // fewest words of a title the query names exactly for its source to go first
+	TitleFuzzyWords  int     `set:"title_fuzzy_words" default:"4" range:"[0,64]"`  // longest query n-gram matched by trigram similarity (at most TitleExactWords)
 
 	GraphK          int     `set:"graph_k" default:"50" range:"[1,]"`              // graph lane depth
 	GraphDamping    float64 `set:"graph_damping" default:"0.85" range:"[0,1)"`     // PageRank damping
@@ -63,13 +66,16 @@ type Settings struct {
 	GraphHops       int     `set:"graph_hops" default:"2" range:"[0,]"`            // walk radius around the seeds
 	GraphFrontier   int     `set:"graph_frontier" default:"128" range:"[1,16000]"` // most entities in the walk (a pgvector vector holds a row of its matrix)
 	GraphDegree     int     `set:"graph_degree" default:"16" range:"[1,]"`         // heaviest edges kept per entity
-	GraphSeedHits   int     `set:"graph_seed_hits" default:"5" range:"[0,]"`       // best bm25 and vector hits whose entities seed the walk, besides those the query names
+	GraphSeedHits   int     `set:"graph_seed_hits" default:"2" range:"[0,]"`       // best bm25 and vector hits whose entities seed the walk, besides those the query names
 	GraphEntities   int     `set:"graph_entities" default:"20" range:"[1,]"`       // entities with the most mass that score memories
 	GraphPool       int     `set:"graph_pool" default:"200" range:"[0,]"`          // best bm25 hits the lane may score (with the vector hits)
 
 	TemporalK     int     `set:"temporal_k" default:"50" range:"[1,]"`          // temporal lane depth
 	TemporalScale float64 `set:"temporal_scale" default:"86400" range:"(0,]"`   // seconds: score 1 / (1 + gap / scale)
 	TemporalSlack float64 `set:"temporal_slack" default:"2592000" range:"[0,]"` // seconds around the window that still count
+
+	CutRatio float64 `set:"cut_ratio" default:"0" range:"[0,1]" bind:"-"` // drop a candidate under this share of the best fused score...
+	CutRank  int     `set:"cut_rank" default:"10" range:"[0,]" bind:"-"`  // ...unless some lane ranks it this high
 
 	WRecency        float64       `set:"w_recency" default:"0.002" range:"[0,]"`        // weight of the recency term
 	RecencyHalfLife time.Duration `set:"recency_half_life" default:"168h" range:"(0,]"` // half-life of the recency term over last_accessed

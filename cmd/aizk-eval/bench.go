@@ -40,6 +40,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	d.visit(fs)
 	if len(pos) > 0 || d.dir == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: --dataset is required, and there are no positional arguments", cli.ErrUsage)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +13,11 @@ import (
 	"time"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/eval"
 	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/internal/command/progress"
+	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/records"
 	"github.com/recall-engine/recall/statement"
 )
@@ -35,14 +38,35 @@ type datasetFlags struct {
 	bm25B        float64
 	weights      string
 	rrfK         float64
+	settingsFile string
+	set          map[string]bool // the flags given
 }
 
-// settings are the statement settings of the evaluation: the defaults, with the flags'
-// changes.
+// visit notes which flags fs was given, after parsing.
+func (d *datasetFlags) visit(fs *flag.FlagSet) {
+	d.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { d.set[f.Name] = true })
+}
+
+// settings are the statement settings of the evaluation: the settings file's (or the
+// defaults), with the changes of the flags given.
 func (d datasetFlags) settings() (statement.Settings, error) {
 	s := statement.DefaultSettings()
-	s.BM25Postings = d.bm25Postings
-	s.BM25K1, s.BM25B = d.bm25K1, d.bm25B
+	if d.settingsFile != "" {
+		var err error
+		if s, err = statement.LoadSettings(d.settingsFile); err != nil {
+			return s, err
+		}
+	}
+	if d.set["bm25-postings"] {
+		s.BM25Postings = d.bm25Postings
+	}
+	if d.set["bm25-k1"] {
+		s.BM25K1 = d.bm25K1
+	}
+	if d.set["bm25-b"] {
+		s.BM25B = d.bm25B
+	}
 	if d.rrfK > 0 {
 		s.RRFK = d.rrfK
 	}
@@ -82,8 +106,13 @@ func (d datasetFlags) dbName() (string, error) {
 		return "", err
 	}
 	h.Write(f)
-	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v\x00%s\x00%s", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract,
-		d.sessionField, d.timeLayout)
+	emb, err := embed.NewHashing(0) // the engine's embedder (Config.Embedder nil)
+	if err != nil {
+		return "", err
+	}
+	// The schema and the embedder change what is stored as much as the mapping does.
+	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v\x00%s\x00%s\x00%s\x00%s", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract,
+		d.sessionField, d.timeLayout, migrations.Hash(), emb.Name())
 	return "aizk_" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
@@ -124,6 +153,18 @@ func (m *Main) openDataset(ctx context.Context, d datasetFlags) (*eval.Dataset, 
 		c.Close()
 		return nil, nil, nil, err
 	}
+	// One ingest per database at a time: another run of the same dataset waits, then reuses it.
+	lock, err := c.Owner.Acquire(ctx)
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	defer lock.Release()
+	if _, err := lock.Exec(ctx, `SELECT pg_advisory_lock(hashtext('aizk-eval ingest'))`); err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	defer lock.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('aizk-eval ingest'))`) //nolint:errcheck // the session ends with the pool
 	var done int
 	if err := c.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.sources WHERE external_id = 'aizk:complete'`).Scan(&done); err != nil {
 		c.Close()
@@ -193,6 +234,21 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 	return nil
 }
 
+// options are the recall options of query q: its time, when a field holds it.
+func (d datasetFlags) options(q eval.Query) (*recall.Options, error) {
+	opts := &recall.Options{}
+	if d.queryTime != "" {
+		if v, ok := q.Meta[d.queryTime].(string); ok {
+			t, err := records.ParseTime(v, d.layouts()...)
+			if err != nil {
+				return nil, fmt.Errorf("query %s: %s: %w", q.ID, d.queryTime, err)
+			}
+			opts.Now = t
+		}
+	}
+	return opts, nil
+}
+
 // layouts are the time layouts --time-layout names.
 func (d datasetFlags) layouts() []string {
 	if d.timeLayout == "" {
@@ -252,14 +308,11 @@ func (d datasetFlags) search(e *recall.Engine) eval.SearchFunc {
 		if budget == 0 {
 			budget = 1_000_000
 		}
-		opts := &recall.Options{Plan: plan}
-		if d.queryTime != "" {
-			if v, ok := q.Meta[d.queryTime].(string); ok {
-				if opts.Now, err = records.ParseTime(v, d.layouts()...); err != nil {
-					return nil, fmt.Errorf("query %s: %s: %w", q.ID, d.queryTime, err)
-				}
-			}
+		opts, err := d.options(q)
+		if err != nil {
+			return nil, err
 		}
+		opts.Plan = plan
 		p, err := e.Recall(ctx, u, q.Text, budget, opts)
 		if err != nil {
 			return nil, err
@@ -287,5 +340,6 @@ func (m *Main) datasetFlags(fs interface {
 	fs.Float64Var(&d.bm25K1, "bm25-k1", statement.DefaultSettings().BM25K1, "BM25 term-frequency saturation k1")
 	fs.Float64Var(&d.bm25B, "bm25-b", statement.DefaultSettings().BM25B, "BM25 length normalisation b, in [0, 1]")
 	fs.StringVar(&d.weights, "weights", "", "lane weights of the fusion, e.g. vector=0.5,bm25=1 (default: the engine's)")
+	fs.StringVar(&d.settingsFile, "settings", "", "settings file (JSON, as aizk-eval tune writes) the engine starts from; the flags above change it")
 	fs.Float64Var(&d.rrfK, "rrf-k", 0, "RRF constant k (0: the engine's)")
 }

@@ -1,5 +1,6 @@
 // Command aizk-eval diagnoses and measures recall: trace renders one recall laid open,
-// bench runs the plan study on a BEIR-format dataset, plans prints the ablation table. Each
+// bench runs the plan study on a BEIR-format dataset, plans prints the ablation table, tune
+// fits the fusion to a split and writes a settings file. Each
 // subcommand lives in its own file; this package parses flags, prints and exits.
 package main
 
@@ -28,5 +29,6 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		"trace": {Summary: "one recall laid open: every lane, the fused order, the pack decisions, timings", Run: m.trace},
 		"bench": {Summary: "the plan study on a BEIR-format dataset: metrics, latency, significance", Run: m.bench},
 		"plans": {Summary: "the ablation table (maximal, each lane alone, maximal minus each lane)", Run: m.plans},
+		"tune":  {Summary: "fit the fusion (rrf_k, lane weights) to a split's judged queries; writes a settings file", Run: m.tune},
 	}, args)
 }

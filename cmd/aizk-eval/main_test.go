@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,5 +173,55 @@ func TestUsage(t *testing.T) {
 		if _, _, code := run(t, "", args...); code != 2 {
 			t.Fatalf("%v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// TestTuneReproduces: tune fits the fusion on the toy's judged queries and writes settings;
+// bench with those settings measures the metric tune reported for them, and tune starting
+// from them finds nothing better.
+func TestTuneReproduces(t *testing.T) {
+	t.Parallel()
+	url := adminURL(t)
+	out := filepath.Join(t.TempDir(), "fitted.json")
+	stdout, errOut, code := run(t, url, "tune", "--dataset", toy, "--scope-field", "team", "--metric", "mrr@10", "--out", out)
+	if code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	var before, after float64
+	if _, err := fmt.Sscanf(stdout[strings.Index(stdout, "): ")+3:], "%f with the starting settings, %f fitted", &before, &after); err != nil {
+		t.Fatalf("tune printed %q: %v", stdout, err)
+	}
+	if after < before {
+		t.Fatalf("fitted %v below the start %v", after, before)
+	}
+	s, err := statement.LoadSettings(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Validate() != nil {
+		t.Fatal("tune wrote invalid settings")
+	}
+	js := filepath.Join(t.TempDir(), "bench.json")
+	if _, errOut, code := run(t, url, "bench", "--dataset", toy, "--scope-field", "team", "--plans", "maximal", "--settings", out, "--json", js); code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Plans []struct {
+			Metrics map[string]float64 `json:"metrics"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Plans[0].Metrics["mrr@10"]; math.Abs(got-after) > 1e-9 {
+		t.Fatalf("bench with the fitted settings: mrr@10 %v, tune reported %v", got, after)
+	}
+	again, _, code := run(t, url, "tune", "--dataset", toy, "--scope-field", "team", "--metric", "mrr@10", "--settings", out, "--out", out+".2")
+	if code != 0 || !strings.Contains(again, fmt.Sprintf("%.4f with the starting settings, %.4f fitted", after, after)) {
+		t.Fatalf("tune from its own fit: %s", again)
 	}
 }

@@ -48,6 +48,7 @@ func (m *Main) trace(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	d.visit(fs)
 	sub, err := m.traceSubject(ctx, d, *queryID, pos, recall.User{ID: "aizk-eval", Read: scopes, Label: *label})
 	if err != nil {
 		if errors.Is(err, cli.ErrUsage) {

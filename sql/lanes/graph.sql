@@ -158,14 +158,22 @@ graph_top AS MATERIALIZED (
   ORDER BY 2 DESC, n.id
   LIMIT @graph_entities::int
 ),
--- Each memory of the pool scores the mass of the graph_entities entities it mentions. A
--- mention carries its memory's scopes (a foreign key on both), so a visible mention names a
--- visible memory.
+-- Each memory of the pool scores the mass of the graph_entities entities it mentions, found
+-- by binary search in their ids (width_bucket): a join of the CTEs was planned as nested
+-- loops on their one-row estimates. A mention carries its memory's scopes (a foreign key on
+-- both), so a visible mention names a visible memory.
+graph_top_index AS MATERIALIZED (
+  SELECT array_agg(id ORDER BY id) AS ids, array_agg(mass ORDER BY id) AS masses FROM graph_top
+),
 graph_scored AS MATERIALIZED (
-  SELECT p.id, g.id AS entity_id, g.mass
-  FROM graph_pool p
-  JOIN recall.mentions mn ON mn.memory_id = p.id AND NOT mn.speaker
-  JOIN graph_top g ON g.id = mn.entity_id
+  SELECT x.id, x.entity_id, x.masses[x.b] AS mass
+  FROM (
+    SELECT p.id, mn.entity_id, t.ids, t.masses, width_bucket(mn.entity_id, t.ids) AS b
+    FROM (SELECT (SELECT ids FROM graph_top_index) AS ids, (SELECT masses FROM graph_top_index) AS masses) t
+    CROSS JOIN graph_pool p
+    JOIN recall.mentions mn ON mn.memory_id = p.id AND NOT mn.speaker
+  ) x
+  WHERE x.ids[x.b] = x.entity_id
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score

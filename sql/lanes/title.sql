@@ -2,9 +2,13 @@
 -- the rule: a title whose key is a word n-gram of the query's, of up to title_exact_words
 -- words, is a direct source with similarity 1; a title with trigram similarity >= title_floor
 -- with an n-gram of up to title_fuzzy_words words is named approximately), joined back under
--- row security. The best title_sources_k sources give their memories, best first.
+-- row security. The best title_sources_k sources give their memories, best first. A source
+-- the query names exactly is direct (Recall puts it first) when its title has at least
+-- title_direct_words words: a one- or two-word title ("Anxiety", "Summary") is a topic the
+-- question shares, not a document it names.
 title_sources AS MATERIALIZED (
-  SELECT s.id, p.sim, p.direct
+  SELECT s.id, p.sim,
+         p.direct AND cardinality(string_to_array(recall.title_key(s.title), ' ')) >= @title_direct_words::int AS direct
   FROM recall.probe_titles(@qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8) p
   JOIN recall.sources s ON s.id = p.id
   ORDER BY p.sim DESC, s.id

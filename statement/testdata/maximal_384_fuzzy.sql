@@ -256,11 +256,18 @@ graph_top AS MATERIALIZED (
   ORDER BY 2 DESC, n.id
   LIMIT @graph_entities::int
 ),
+graph_top_index AS MATERIALIZED (
+  SELECT array_agg(id ORDER BY id) AS ids, array_agg(mass ORDER BY id) AS masses FROM graph_top
+),
 graph_scored AS MATERIALIZED (
-  SELECT p.id, g.id AS entity_id, g.mass
-  FROM graph_pool p
-  JOIN recall.mentions mn ON mn.memory_id = p.id AND NOT mn.speaker
-  JOIN graph_top g ON g.id = mn.entity_id
+  SELECT x.id, x.entity_id, x.masses[x.b] AS mass
+  FROM (
+    SELECT p.id, mn.entity_id, t.ids, t.masses, width_bucket(mn.entity_id, t.ids) AS b
+    FROM (SELECT (SELECT ids FROM graph_top_index) AS ids, (SELECT masses FROM graph_top_index) AS masses) t
+    CROSS JOIN graph_pool p
+    JOIN recall.mentions mn ON mn.memory_id = p.id AND NOT mn.speaker
+  ) x
+  WHERE x.ids[x.b] = x.entity_id
 ),
 graph_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
@@ -363,7 +370,8 @@ temporal_lane AS (
   ) x
 ),
 title_sources AS MATERIALIZED (
-  SELECT s.id, p.sim, p.direct
+  SELECT s.id, p.sim,
+         p.direct AND cardinality(string_to_array(recall.title_key(s.title), ' ')) >= @title_direct_words::int AS direct
   FROM recall.probe_titles(@qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8) p
   JOIN recall.sources s ON s.id = p.id
   ORDER BY p.sim DESC, s.id
@@ -446,14 +454,8 @@ fused_rrf AS (
     FROM candidates
     GROUP BY id
   ) x
-)
-SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
-       m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
-       m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
-       m.position, m.speaker,
-       ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
-             WHERE mn.memory_id = t.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
-FROM (
+),
+output_top AS MATERIALIZED (
   SELECT f.*,
          f.rrf
            + @w_recency::float8 * coalesce(exp(-ln(2) * extract(epoch FROM @now::timestamptz - ac.last_accessed) / @recency_half_life::float8), 0)
@@ -463,7 +465,40 @@ FROM (
   LEFT JOIN recall.memory_access ac ON ac.memory_id = f.id
   ORDER BY fused DESC, f.id
   LIMIT @k::int
-) t
-JOIN recall.memories m ON m.id = t.id
+),
+output_hits AS MATERIALIZED (
+  SELECT t.id, m.source_id, m.position, m.scopes, m.speaker, m.is_question, m.text
+  FROM output_top t
+  JOIN recall.memories m ON m.id = t.id
+  WHERE m.position IS NOT NULL
+  ORDER BY t.fused DESC, t.id
+  LIMIT @context_hits::int
+),
+output_context AS (
+  SELECT n.id, h.id AS context_of, x.why
+  FROM output_hits h
+  CROSS JOIN LATERAL (VALUES (h.position + 1, 'answer'), (h.position - 1, 'reply_to')) AS x(position, why)
+  JOIN recall.memories n ON n.source_id = h.source_id AND n.position = x.position
+  WHERE n.scopes = h.scopes
+    AND CASE x.why WHEN 'answer' THEN h.is_question AND n.speaker <> h.speaker
+                   ELSE cardinality(regexp_split_to_array(btrim(h.text), '\s+')) <= @context_short::int END
+    AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
+)
+SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_accessed, u.access_count,
+       u.context_of, u.context_why,
+       m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
+       m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
+       m.position, m.speaker,
+       ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
+             WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
+FROM (
+  SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
+         NULL::bigint AS context_of, NULL::text AS context_why, 0 AS part
+  FROM output_top t
+  UNION ALL
+  SELECT c.id, NULL, NULL, false, 0, 0, NULL, 0, c.context_of, c.why, 1
+  FROM output_context c
+) u
+JOIN recall.memories m ON m.id = u.id
 LEFT JOIN recall.sources s ON s.id = m.source_id
-ORDER BY t.fused DESC, t.id
+ORDER BY u.part, u.fused DESC, u.id, u.context_of

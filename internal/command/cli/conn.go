@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
@@ -162,7 +163,7 @@ func ensureDatabase(ctx context.Context, dsn, name, owner string) (string, error
 		if owner != "" {
 			q += " OWNER " + pgx.Identifier{owner}.Sanitize()
 		}
-		if _, err := c.Exec(ctx, q); err != nil {
+		if _, err := c.Exec(ctx, q); err != nil && !duplicateDatabase(err) {
 			return "", fmt.Errorf("creating database %s: %w", name, err)
 		}
 	}
@@ -183,6 +184,12 @@ func ensureDatabase(ctx context.Context, dsn, name, owner string) (string, error
 		u.User = url.User(owner)
 	}
 	return u.String(), nil
+}
+
+// duplicateDatabase reports a CREATE DATABASE that lost a race with another creator.
+func duplicateDatabase(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "42P04" || (pe.Code == "23505" && pe.ConstraintName == "pg_database_datname_index"))
 }
 
 // Pool opens a pool on dsn with pgvector's types registered.

@@ -1,0 +1,54 @@
+-- The statement's output, scanned by column name (statement/candidate.go): the k fused
+-- candidates, best first, then the neighbours that the best context_hits of them need to be
+-- read (context_of names the candidate): the turn after a question, spoken by someone else
+-- (why 'answer'), and the turn before a reply of at most context_short words ('reply_to'). A
+-- neighbour has the candidate's source and scope set, and passes the filters.
+-- The recency and frequency terms need every candidate's access row; the memory, its source
+-- and its entity names are read only for the k kept.
+output_top AS MATERIALIZED (
+  SELECT f.*,
+         f.rrf
+           + @w_recency::float8 * coalesce(exp(-ln(2) * extract(epoch FROM @now::timestamptz - ac.last_accessed) / @recency_half_life::float8), 0)
+           + @w_frequency::float8 * ln(1 + coalesce(ac.access_count, 0)) AS fused,
+         ac.last_accessed, coalesce(ac.access_count, 0) AS access_count
+  FROM fused_rrf f
+  LEFT JOIN recall.memory_access ac ON ac.memory_id = f.id
+  ORDER BY fused DESC, f.id
+  LIMIT @k::int
+),
+output_hits AS MATERIALIZED (
+  SELECT t.id, m.source_id, m.position, m.scopes, m.speaker, m.is_question, m.text
+  FROM output_top t
+  JOIN recall.memories m ON m.id = t.id
+  WHERE m.position IS NOT NULL
+  ORDER BY t.fused DESC, t.id
+  LIMIT @context_hits::int
+),
+output_context AS (
+  SELECT n.id, h.id AS context_of, x.why
+  FROM output_hits h
+  CROSS JOIN LATERAL (VALUES (h.position + 1, 'answer'), (h.position - 1, 'reply_to')) AS x(position, why)
+  JOIN recall.memories n ON n.source_id = h.source_id AND n.position = x.position
+  WHERE n.scopes = h.scopes
+    AND CASE x.why WHEN 'answer' THEN h.is_question AND n.speaker <> h.speaker
+                   ELSE cardinality(regexp_split_to_array(btrim(h.text), '\s+')) <= @context_short::int END
+    AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, {{filter}})
+)
+SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_accessed, u.access_count,
+       u.context_of, u.context_why,
+       m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
+       m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
+       m.position, m.speaker,
+       ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
+             WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
+FROM (
+  SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
+         NULL::bigint AS context_of, NULL::text AS context_why, 0 AS part
+  FROM output_top t
+  UNION ALL
+  SELECT c.id, NULL, NULL, false, 0, 0, NULL, 0, c.context_of, c.why, 1
+  FROM output_context c
+) u
+JOIN recall.memories m ON m.id = u.id
+LEFT JOIN recall.sources s ON s.id = m.source_id
+ORDER BY u.part, u.fused DESC, u.id, u.context_of
