@@ -25,8 +25,8 @@ func FusionParams() []Param {
 	for _, l := range statement.Lanes() {
 		out = append(out, Param{
 			Name: "weights." + l.String(), Grid: []float64{0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2},
-			Get:  func(s *statement.Settings) float64 { return s.Weights[l] },
-			Set:  func(s *statement.Settings, v float64) { s.Weights[l] = v },
+			Get: func(s *statement.Settings) float64 { return s.Weights[l] },
+			Set: func(s *statement.Settings, v float64) { s.Weights[l] = v },
 		})
 	}
 	return out
