@@ -24,39 +24,38 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
+// pairs runs query and calls each for every row of its two text columns.
+func pairs(ctx context.Context, db querier, query string, each func(a, b string)) error {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		var a, b string
+		if err := rows.Scan(&a, &b); err != nil {
+			return err
+		}
+		each(a, b)
+	}
+	return rows.Err()
+}
+
 func check(ctx context.Context, db querier) ([]Drift, error) {
 	applied := map[string]string{}
-	rows, err := db.QueryContext(ctx, `SELECT file, sha256 FROM recall.function_files`)
+	err := pairs(ctx, db, `SELECT file, sha256 FROM recall.function_files`, func(f, h string) {
+		applied[f] = h
+	})
 	if err != nil {
 		return nil, fmt.Errorf("migrations: function files: %w", err)
 	}
-	for rows.Next() {
-		var f, h string
-		if err := rows.Scan(&f, &h); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		applied[f] = h
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
 	stored := map[string][]string{}
-	rows, err = db.QueryContext(ctx, `SELECT 'recall.' || p.proname, p.prosrc FROM pg_proc p
-		WHERE p.pronamespace = 'recall'::regnamespace`)
+	err = pairs(ctx, db, `SELECT 'recall.' || p.proname, p.prosrc FROM pg_proc p
+		WHERE p.pronamespace = 'recall'::regnamespace`, func(n, src string) {
+		stored[n] = append(stored[n], src)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("migrations: function bodies: %w", err)
-	}
-	for rows.Next() {
-		var n, src string
-		if err := rows.Scan(&n, &src); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		stored[n] = append(stored[n], src)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
 	}
 	bodies, err := sqltext.FunctionBodies()
 	if err != nil {
