@@ -58,7 +58,7 @@ type PlanResult struct {
 	Pack    map[string]float64            `json:"pack,omitempty"`
 	P50ms   float64                       `json:"p50_ms"`
 	P95ms   float64                       `json:"p95_ms"`
-	Queries []QueryResult                 `json:"per_query"`
+	Queries []QueryResult                 `json:"per_query,omitempty"`
 }
 
 // Significance compares an arm's metric with maximal's over the same queries.

@@ -22,6 +22,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	m.datasetFlags(fs, &d)
 	plans := fs.String("plans", "maximal,vector,bm25", `arms, comma-separated: "maximal", a lane ("bm25"), "-lane" (maximal minus it), or "study" (every arm)`)
 	jsonOut := fs.String("json", "", "write the results as JSON to FILE")
+	perQuery := fs.Bool("per-query", false, "with --json: include every query's metrics and top ten ids")
 	report := fs.String("report", "", "write a markdown report (and FILE.svg, its plot) to FILE.md")
 	limit := fs.Int("limit", 0, "run only the first N judged queries (0: all)")
 	var o eval.Options
@@ -55,7 +56,8 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	if o.PackBudgets, err = parseBudgets(*budgets); err != nil {
 		return fmt.Errorf("%w: --pack-budgets: %v", cli.ErrUsage, err)
 	}
-	return m.study(ctx, d, arms, *limit, o, *jsonOut, *report, "aizk-eval bench "+strings.Join(args, " "))
+	out := output{json: *jsonOut, perQuery: *perQuery, report: *report}
+	return m.study(ctx, d, arms, *limit, o, out, "aizk-eval bench "+strings.Join(args, " "))
 }
 
 func parsePlans(s string) ([]statement.Plan, error) {
@@ -92,7 +94,14 @@ func parseBudgets(s string) ([]int, error) {
 	return out, nil
 }
 
-func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan, limit int, o eval.Options, jsonOut, report, command string) error {
+// output says where a study's results go besides stdout.
+type output struct {
+	json     string // the report as JSON
+	perQuery bool   // the JSON keeps every query's result
+	report   string // markdown, with its SVG plot
+}
+
+func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan, limit int, o eval.Options, out output, command string) error {
 	ds, c, e, err := m.openDataset(ctx, d)
 	if err != nil {
 		return err
@@ -115,16 +124,23 @@ func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan,
 	if err := rep.Markdown(m.Stdout, command, ""); err != nil {
 		return err
 	}
-	if jsonOut != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
+	if out.json != "" {
+		js := *rep
+		if !out.perQuery {
+			js.Plans = append([]eval.PlanResult(nil), rep.Plans...)
+			for i := range js.Plans {
+				js.Plans[i].Queries = nil
+			}
+		}
+		b, err := json.MarshalIndent(&js, "", "  ")
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(jsonOut, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(out.json, append(b, '\n'), 0o644); err != nil {
 			return err
 		}
 	}
-	if report != "" {
+	if report := out.report; report != "" {
 		svg := strings.TrimSuffix(report, filepath.Ext(report)) + ".svg"
 		f, err := os.Create(svg)
 		if err != nil {

@@ -49,9 +49,16 @@ func TestBenchStudyOnToy(t *testing.T) {
 	dir := t.TempDir()
 	js, md := filepath.Join(dir, "out.json"), filepath.Join(dir, "report.md")
 	for round := range 2 { // the second run reuses the ingested database
-		out, errOut, code := run(t, url, "bench", "--dataset", toy, "--plans", "study", "--json", js, "--report", md, "--scope-field", "team")
+		args := []string{"bench", "--dataset", toy, "--plans", "study", "--json", js, "--report", md, "--scope-field", "team"}
+		if round == 1 {
+			args = append(args, "--per-query")
+		}
+		out, errOut, code := run(t, url, args...)
 		if code != 0 {
 			t.Fatalf("round %d: exit %d: %s", round, code, errOut)
+		}
+		if b, err := os.ReadFile(js); err != nil || strings.Contains(string(b), "per_query") != (round == 1) {
+			t.Fatalf("round %d: per_query in the JSON only with --per-query: %v", round, err)
 		}
 		if round == 1 && !strings.Contains(errOut, "reusing database") {
 			t.Fatalf("second run did not reuse the database: %s", errOut)
