@@ -177,7 +177,14 @@ func ensureDatabase(ctx context.Context, dsn, name, owner string) (string, error
 		return "", err
 	}
 	defer dc.Close(context.Background()) //nolint:errcheck // closing a session
-	if _, err := dc.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
+	// CREATE EXTENSION IF NOT EXISTS is not safe against a concurrent creator (two runs of one
+	// dataset both find it missing, and one fails on pg_extension's unique index): serialise
+	// the creators of this database with a transaction-scoped advisory lock.
+	if err := pgx.BeginFunc(ctx, dc, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('recall.cli.extensions'));
+			CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm`)
+		return err
+	}); err != nil {
 		return "", fmt.Errorf("database %s: extensions: %w", name, err)
 	}
 	if owner != "" {
