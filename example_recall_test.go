@@ -35,9 +35,9 @@ func ExampleEngine_Recall() {
 	}
 	fmt.Printf("%d of %d tokens, %d omitted, %d accesses recorded\n", pack.Used, pack.Budget, len(pack.Omitted), pack.Accessed)
 	// Output:
-	// 1. m01 [vector#1 bm25#1 mention#1 graph#3] Alice Martin moved to Lisbon in March 2021 to work on the harbor project.
-	// 2. m08 [vector#2 bm25#2 mention#3 graph#4] In July 2021 Alice flew from Lisbon to Tokyo for a conference on ports.
-	// 3. m09 [vector#3 bm25#3 mention#4 graph#2] Tokyo was humid; Alice met Dan Wu at the conference dinner.
+	// 1. m01 [vector#1 bm25#1 mention#2 graph#3] Alice Martin moved to Lisbon in March 2021 to work on the harbor project.
+	// 2. m08 [vector#2 bm25#2 mention#2 graph#3] In July 2021 Alice flew from Lisbon to Tokyo for a conference on ports.
+	// 3. m09 [vector#3 bm25#3 mention#2 graph#1] Tokyo was humid; Alice met Dan Wu at the conference dinner.
 	// 52 of 60 tokens, 6 omitted, 3 accesses recorded
 }
 

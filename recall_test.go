@@ -219,11 +219,16 @@ func TestTraceLanesAndWhy(t *testing.T) {
 		t.Fatalf("shape %+v", tr.Shape)
 	}
 	// Each lane's list is in lane rank order 1, 2, 3, ... and points at candidates found by it.
+	// Memories of one score may share a rank (their mid rank, in the lanes whose scores tie);
+	// a higher score always has a better rank.
 	for l := range statement.Lane(statement.NumLanes) {
+		var prev statement.LaneHit
 		for i, j := range tr.Lanes[l] {
-			if tr.Candidates[j].Lanes[l].Rank != i+1 {
-				t.Fatalf("lane %s place %d: rank %d", l, i, tr.Candidates[j].Lanes[l].Rank)
+			h := tr.Candidates[j].Lanes[l]
+			if h.Rank < 1 || i > 0 && (h.Rank < prev.Rank || h.Rank == prev.Rank && h.Score != prev.Score || h.Score > prev.Score) {
+				t.Fatalf("lane %s place %d: rank %d score %v after rank %d score %v", l, i, h.Rank, h.Score, prev.Rank, prev.Score)
 			}
+			prev = h
 		}
 	}
 	if len(tr.Lanes[statement.BM25]) == 0 || len(tr.Lanes[statement.Vector]) == 0 || len(tr.Lanes[statement.Mention]) == 0 {

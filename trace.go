@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -113,7 +114,11 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 				idx = append(idx, i)
 			}
 		}
-		slices.SortFunc(idx, func(a, b int) int { return tr.Candidates[a].Lanes[l].Rank - tr.Candidates[b].Lanes[l].Rank })
+		// Tied memories share a rank (mention, graph, title); the lane lists them by id.
+		slices.SortFunc(idx, func(a, b int) int {
+			ca, cb := &tr.Candidates[a], &tr.Candidates[b]
+			return cmp.Or(cmp.Compare(ca.Lanes[l].Rank, cb.Lanes[l].Rank), cmp.Compare(ca.ID, cb.ID))
+		})
 		tr.Lanes[l] = idx
 	}
 	return tr, nil

@@ -193,3 +193,30 @@ func docFreq(tf map[int64]map[string]int, term string) int {
 	}
 	return n
 }
+
+// midRanks is the rule of the lanes whose scores tie by construction (mention, graph,
+// title): a memory ranks one after those scoring more, plus half (rounded down) of the others
+// scoring the same, so no tied memory ranks before another by its id. Scores within eps tie.
+// It also returns how many memories tie with another.
+func midRanks(scores map[int64]float64, eps float64) (map[int64]int, int) {
+	ranks := map[int64]int{}
+	tied := 0
+	for id, v := range scores {
+		above, same := 0, 0
+		for other, w := range scores {
+			switch {
+			case math.Abs(w-v) <= eps:
+				if other != id {
+					same++
+				}
+			case w > v:
+				above++
+			}
+		}
+		ranks[id] = above + 1 + same/2
+		if same > 0 {
+			tied++
+		}
+	}
+	return ranks, tied
+}

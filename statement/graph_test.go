@@ -195,6 +195,7 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 	s.K, s.GraphK = 100, 100
 	// Every memory's text is "plain words": the query's "plain" makes each a bm25 hit of the
 	// same score, so the best hits are the lowest ids.
+	graphTies := 0
 	for _, tc := range []struct {
 		raw      string
 		seeds    []int // the named entities
@@ -296,8 +297,13 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 			}
 			return order[i] < order[j]
 		})
+		ranks, tied := midRanks(want, 1e-9)
+		graphTies += tied
 		for i, c := range got {
 			h := c.Lanes[statement.Graph]
+			if h.Rank != ranks[c.ID] {
+				t.Fatalf("%q: memory %d graph rank %d, want %d (scores tied share their mid rank)", tc.raw, c.ID, h.Rank, ranks[c.ID])
+			}
 			if math.Abs(h.Score-want[c.ID]) > 1e-6 {
 				t.Fatalf("%q: memory %d graph score %.9f, power iteration %.9f", tc.raw, c.ID, h.Score, want[c.ID])
 			}
@@ -305,5 +311,8 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 				t.Fatalf("%q: row %d is memory %d, the reference puts %d there", tc.raw, i, c.ID, order[i])
 			}
 		}
+	}
+	if graphTies == 0 {
+		t.Fatal("no two memories tie in the graph lane: the mid-rank rule is untested")
 	}
 }

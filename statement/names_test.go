@@ -205,6 +205,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 		"what did the northern valley river commision tell the international commission on zoologcal nomenclature?",
 		"nothing here matches",
 	}
+	mentionTies, titleTies := 0, 0
 	for _, raw := range queries {
 		q := statement.Query{Raw: raw, Text: raw}
 
@@ -245,7 +246,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 			}
 		}
 		got := run(t, db, []string{"acme"}, statement.Only(statement.Mention), q, s)
-		checkLane(t, raw, "mention", got, statement.Mention, want, nil)
+		mentionTies += checkLane(t, raw, "mention", got, statement.Mention, want, nil)
 
 		// Title reference: similarity 1 when the title's key is a word n-gram of the query's key
 		// (of at most TitleExactWords words, at least 3 characters), direct when the title has
@@ -276,14 +277,24 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 			}
 		}
 		got = run(t, db, []string{"acme"}, statement.Only(statement.Title), q, s)
-		checkLane(t, raw, "title", got, statement.Title, want, direct)
+		titleTies += checkLane(t, raw, "title", got, statement.Title, want, direct)
+	}
+	if mentionTies == 0 || titleTies == 0 {
+		t.Fatalf("the queries give %d mention and %d title memories that tie: the mid-rank rule is untested", mentionTies, titleTies)
 	}
 }
 
 // checkLane compares a lane's candidates with the expected scores (and direct flags, when
-// given): the same memories, scores within float4 precision, ranked by score then id.
-func checkLane(t *testing.T, query, lane string, got []statement.Candidate, l statement.Lane, want map[int64]float64, direct map[int64]bool) {
+// given): the same memories, scores within float4 precision, ranked by score with tied
+// memories sharing their mid rank. It returns how many memories tie with another.
+func checkLane(t *testing.T, query, lane string, got []statement.Candidate, l statement.Lane, want map[int64]float64, direct map[int64]bool) int {
 	t.Helper()
+	ranks, tied := midRanks(want, 1e-6)
+	for _, c := range got {
+		if r, ok := ranks[c.ID]; ok && c.Lanes[l].Rank != r {
+			t.Errorf("%q: %s lane memory %d rank %d, want %d (scores tied share their mid rank)", query, lane, c.ID, c.Lanes[l].Rank, r)
+		}
+	}
 	if len(got) != len(want) {
 		var ids []int64
 		for _, c := range got {
@@ -318,6 +329,7 @@ func checkLane(t *testing.T, query, lane string, got []statement.Candidate, l st
 			t.Errorf("%q: %s lane memory %d direct %v, want %v", query, lane, c.ID, c.Direct, direct[c.ID])
 		}
 	}
+	return tied
 }
 
 // TestMentions: the query's mentions drop possessives and add the singular of a plural.

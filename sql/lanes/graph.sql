@@ -175,8 +175,9 @@ graph_scored AS MATERIALIZED (
   ) x
   WHERE x.ids[x.b] = x.entity_id
 ),
+-- Memories that mention the same top entities tie, and share their mid rank (as mention's).
 graph_lane AS (
-  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  SELECT x.id, rank() OVER (ORDER BY x.score DESC) + (count(*) OVER (PARTITION BY x.score) - 1) / 2 AS rank, x.score
   FROM (
     -- The masses are float4 values (graph_mass), so a memory's sum of at most graph_entities
     -- of them is exact in float8 unless they span a factor of more than 2^24: the order of

@@ -12,8 +12,10 @@ mention_weights AS MATERIALIZED (
   CROSS JOIN visible_stats c
   CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id AND NOT mn.speaker) d
 ),
+-- Memories that mention the same named entities tie, and share their mid rank: the lane
+-- cannot tell them apart, so none of them gets a better rank than the others by its id.
 mention_lane AS (
-  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  SELECT x.id, rank() OVER (ORDER BY x.score DESC) + (count(*) OVER (PARTITION BY x.score) - 1) / 2 AS rank, x.score
   FROM (
     SELECT mn.memory_id AS id, sum(mw.w ORDER BY mw.id) AS score
     FROM mention_weights mw

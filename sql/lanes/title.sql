@@ -4,8 +4,8 @@
 -- with an n-gram of up to title_fuzzy_words words is named approximately), joined back under
 -- row security. The best title_sources_k sources give their memories, best first. A source
 -- the query names exactly is direct (Recall puts it first) when its title has at least
--- title_direct_words words: a one- or two-word title ("Anxiety", "Summary") is a topic the
--- question shares, not a document it names.
+-- title_direct_words words: a title shorter than that (by default a one-word title such as
+-- "Anxiety" or "Summary") is a topic the question shares, not a document it names.
 title_sources AS MATERIALIZED (
   SELECT s.id, p.sim,
          p.direct AND cardinality(string_to_array(recall.title_key(s.title), ' ')) >= @title_direct_words::int AS direct
@@ -14,8 +14,10 @@ title_sources AS MATERIALIZED (
   ORDER BY p.sim DESC, s.id
   LIMIT @title_sources_k::int
 ),
+-- The memories of one source, and of sources named equally well, tie and share their mid
+-- rank (as mention's).
 title_lane AS (
-  SELECT m.id, row_number() OVER (ORDER BY t.sim DESC, m.id) AS rank, t.sim AS score, t.direct
+  SELECT m.id, rank() OVER (ORDER BY t.sim DESC) + (count(*) OVER (PARTITION BY t.sim) - 1) / 2 AS rank, t.sim AS score, t.direct
   FROM title_sources t
   JOIN recall.memories m ON m.source_id = t.id
   WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})

@@ -121,7 +121,7 @@ mention_weights AS MATERIALIZED (
   CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id AND NOT mn.speaker) d
 ),
 mention_lane AS (
-  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  SELECT x.id, rank() OVER (ORDER BY x.score DESC) + (count(*) OVER (PARTITION BY x.score) - 1) / 2 AS rank, x.score
   FROM (
     SELECT mn.memory_id AS id, sum(mw.w ORDER BY mw.id) AS score
     FROM mention_weights mw
@@ -270,7 +270,7 @@ graph_scored AS MATERIALIZED (
   WHERE x.ids[x.b] = x.entity_id
 ),
 graph_lane AS (
-  SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
+  SELECT x.id, rank() OVER (ORDER BY x.score DESC) + (count(*) OVER (PARTITION BY x.score) - 1) / 2 AS rank, x.score
   FROM (
     SELECT id, sum(mass) AS score
     FROM graph_scored
@@ -378,7 +378,7 @@ title_sources AS MATERIALIZED (
   LIMIT @title_sources_k::int
 ),
 title_lane AS (
-  SELECT m.id, row_number() OVER (ORDER BY t.sim DESC, m.id) AS rank, t.sim AS score, t.direct
+  SELECT m.id, rank() OVER (ORDER BY t.sim DESC) + (count(*) OVER (PARTITION BY t.sim) - 1) / 2 AS rank, t.sim AS score, t.direct
   FROM title_sources t
   JOIN recall.memories m ON m.source_id = t.id
   WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
