@@ -199,3 +199,65 @@ func TestAccessRowsFollowRowSecurity(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordSkipsAMemoryDeletedMeanwhile: a packed memory deleted while its access is being
+// recorded is skipped, and the pack's other memories are still counted. The delete holds its
+// row when the recording starts and commits while the recording waits for it.
+func TestRecordSkipsAMemoryDeletedMeanwhile(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 3)
+	ctx := context.Background()
+	ids := b.ids["{a}"]
+	gone := ids[1]
+	del, err := b.db.Owner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer del.Rollback(ctx) //nolint:errcheck // committed below
+	if _, err := del.Exec(ctx, `DELETE FROM recall.memories WHERE id = $1`, gone); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		n   int64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := b.rec.Record(ctx, []string{"a"}, []string{"a"}, ids, time.Now())
+		done <- result{n, err}
+	}()
+	// Commit once the recording waits on the deleted row's lock.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var waiting int
+		if err := b.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity s USING (pid)
+			WHERE NOT l.granted AND s.datname = current_database()`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("the recording did not wait for the delete: %d, %v", r.n, r.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the recording never waited for the delete")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := del.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.n != 2 {
+		t.Fatalf("recorded %d, %v; want the 2 memories that stay", r.n, r.err)
+	}
+	c := b.counts(t)
+	for _, id := range ids {
+		if want := map[bool]int64{true: 0, false: 1}[id == gone]; c[id] != want {
+			t.Fatalf("memory %d: count %d, want %d", id, c[id], want)
+		}
+	}
+}
