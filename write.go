@@ -29,10 +29,18 @@ type (
 // CoMentionWindow is how many of the entities named after one in a memory it is related to.
 const CoMentionWindow = write.CoMentionWindow
 
-// Limits of the write path, the same as the schema's checks.
+// Limits of the write path (package write says why each is what it is). Strings count
+// bytes; a value over its limit is refused with a *WriteError naming it.
 const (
-	MaxIDLen   = write.MaxIDLen
-	MaxTextLen = write.MaxTextLen
+	MaxIDLen         = write.MaxIDLen
+	MaxTextLen       = write.MaxTextLen
+	MaxNameLen       = write.MaxNameLen
+	MaxSpeakerLen    = write.MaxSpeakerLen
+	MaxTitleLen      = write.MaxTitleLen
+	MaxURILen        = write.MaxURILen
+	MaxTagLen        = write.MaxTagLen
+	MaxPredicateLen  = write.MaxPredicateLen
+	MaxScopeSetBytes = write.MaxScopeSetBytes
 )
 
 // Write stores b as user in one transaction (package write says how): all of it lands or
@@ -53,7 +61,8 @@ func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, er
 
 // Delete removes memories of scopes (nil: the user's only write scope) by ID, with their
 // mentions, the relations they are evidence for and their access rows; extracted entities
-// nothing mentions any more go too. It returns how many were deleted.
+// nothing mentions any more go too. It returns how many were deleted; an id that is empty,
+// too long, invalid UTF-8 or holds a NUL byte is refused with a *WriteError ("ids[2].id").
 func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []string) (int, error) {
 	who, err := user.check()
 	if err != nil {

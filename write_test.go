@@ -3,7 +3,9 @@ package recall_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -154,6 +156,26 @@ func TestWriteRefusesBadBatches(t *testing.T) {
 		{"reserved entity id", member, recall.Batch{Entities: []recall.Entity{{ID: "auto:x", Name: "X"}}}, "entities[0]", "id"},
 		{"scope not writable", member, recall.Batch{Scopes: []string{"other"}, Memories: []recall.Memory{ok}}, "batch", "scopes"},
 		{"several write scopes", recall.User{Read: []string{"a", "b"}, Write: []string{"a", "b"}}, recall.Batch{Memories: []recall.Memory{ok}}, "batch", "scopes"},
+		{"NaN in metadata", member, recall.Batch{Sources: src, Memories: []recall.Memory{ok, {ID: "x", Text: "t", Metadata: map[string]any{"x": math.NaN()}}}}, "memories[1]", "metadata.x"},
+		{"Inf deep in metadata", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", Metadata: map[string]any{"a": []any{1, map[string]any{"b": math.Inf(1)}}}}}}, "memories[0]", "metadata.a[1].b"},
+		{"unencodable metadata", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", Metadata: map[string]any{"f": func() {}}}}}, "memories[0]", "metadata"},
+		{"invalid UTF-8 in metadata", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", Metadata: map[string]any{"k": "a\xffb"}}}}, "memories[0]", "metadata.k"},
+		{"NUL in a metadata key", member, recall.Batch{Entities: []recall.Entity{{ID: "e", Name: "E", Metadata: map[string]any{"a\x00": 1}}}}, "entities[0]", "metadata key"},
+		{"time in metadata out of range", member, recall.Batch{Sources: []recall.Source{{ID: "s", Metadata: map[string]any{"t": time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}}}, "sources[0]", "metadata.t"},
+		{"occurred year 10000", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", OccurredStart: ptr(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))}}}, "memories[0]", "occurred_start"},
+		{"mentioned year 0", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", MentionedAt: ptr(time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC))}}}, "memories[0]", "mentioned_at"},
+		{"source year -1", member, recall.Batch{Sources: []recall.Source{{ID: "s", OccurredAt: ptr(time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC))}}}, "sources[0]", "occurred_at"},
+		{"NaN embedding", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", Embedding: nanVector(256)}}}, "memories[0]", "embedding"},
+		{"zero embedding", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", Embedding: make([]float32, 256)}}}, "memories[0]", "embedding"},
+		{"relation twice", member, recall.Batch{Entities: []recall.Entity{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}}, Relations: []recall.Relation{{From: "a", To: "b"}, {From: "a", To: "b", Predicate: "related_to"}}}, "relations[1]", "predicate"},
+		{"predicate too long", member, recall.Batch{Relations: []recall.Relation{{From: "a", To: "b", Predicate: strings.Repeat("p", 257)}}}, "relations[0]", "predicate"},
+		{"NUL in predicate", member, recall.Batch{Relations: []recall.Relation{{From: "a", To: "b", Predicate: "a\x00"}}}, "relations[0]", "predicate"},
+		{"alias too long", member, recall.Batch{Entities: []recall.Entity{{ID: "e", Name: "E", Aliases: []string{strings.Repeat("a", 513)}}}}, "entities[0]", "aliases[0]"},
+		{"tag too long", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", Tags: []string{strings.Repeat("t", 257)}}}}, "memories[0]", "tags[0]"},
+		{"title too long", member, recall.Batch{Sources: []recall.Source{{ID: "s", Title: strings.Repeat("title ", 200)}}}, "sources[0]", "title"},
+		{"NUL in title", member, recall.Batch{Sources: []recall.Source{{ID: "s", Title: "a\x00"}}}, "sources[0]", "title"},
+		{"speaker too long", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", Speaker: strings.Repeat("S", 257)}}}, "memories[0]", "speaker"},
+		{"scope set too long", recall.User{Read: longScopes, Write: longScopes}, recall.Batch{Scopes: longScopes, Memories: []recall.Memory{ok}}, "batch", "scopes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.Write(ctx, tc.user, tc.batch)
@@ -167,6 +189,80 @@ func TestWriteRefusesBadBatches(t *testing.T) {
 		if n := count(t, db, "SELECT count(*) FROM recall."+table); n != 0 {
 			t.Fatalf("%d rows in %s after refused batches", n, table)
 		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func nanVector(dim int) []float32 {
+	v := make([]float32, dim)
+	v[0], v[1] = 1, float32(math.NaN())
+	return v
+}
+
+// longScopes are five scope names of 128 bytes: any user may read them, but their set
+// (644 bytes joined) is over write.MaxScopeSetBytes.
+var longScopes = func() []string {
+	out := make([]string, 5)
+	for i := range out {
+		out[i] = fmt.Sprintf("%c%s", 'a'+i, strings.Repeat("x", 127))
+	}
+	return out
+}()
+
+// TestWriteAtTheLimits writes rows at every limit the write path states, and the inputs that
+// failed whole batches in the schema before (issue 19): each lands, and reads back.
+func TestWriteAtTheLimits(t *testing.T) {
+	t.Parallel()
+	_, e := newWriteEngine(t)
+	ctx := context.Background()
+	// Four scopes of 127 random bytes (index entries compress what repeats): 511 bytes
+	// joined, just under the limit.
+	r := rand.New(rand.NewPCG(19, 6))
+	letters := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		return string(b)
+	}
+	var set []string
+	for range 4 {
+		set = append(set, letters(127))
+	}
+	if n := len(strings.Join(set, ",")); n > recall.MaxScopeSetBytes {
+		t.Fatalf("test set of %d bytes", n)
+	}
+	u := recall.User{ID: "edge", Read: set, Write: set}
+	// A word of 1,960 random letters: too long to be a BM25 term (sql/write/lexemes.sql); a
+	// word of 1,000 is one.
+	longWord, word := letters(1960), letters(1000)
+	b := recall.Batch{
+		Scopes:  set,
+		Sources: []recall.Source{{ID: "s", Title: strings.Repeat("t", recall.MaxTitleLen), OccurredAt: ptr(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC))}},
+		Memories: []recall.Memory{
+			{ID: "harbor", Text: strings.Repeat("Harbor ", 80) + "works."},
+			{ID: "caps", Text: strings.Repeat("THE PIER IS CLOSED FOR REPAIRS ", 20)},
+			{ID: "speaker", Source: "s", Position: 1, Speaker: strings.Repeat("Ö", recall.MaxSpeakerLen/2), Text: "I was there."},
+			{ID: "word", Text: "the " + longWord + " and " + word, Tags: []string{strings.Repeat("g", recall.MaxTagLen)},
+				Metadata: map[string]any{"n": 1.5, "deep": map[string]any{"list": []any{"ok", 2, true, nil}}, "at": time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}},
+		},
+		Entities:  []recall.Entity{{ID: "e1", Name: strings.Repeat("n", recall.MaxNameLen)}, {ID: "e2", Name: "E2"}},
+		Relations: []recall.Relation{{From: "e1", To: "e2", Predicate: strings.Repeat("p", recall.MaxPredicateLen)}, {From: "e1", To: "e2", Predicate: "other"}},
+	}
+	res, err := e.Write(ctx, u, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Memories != 4 || res.Sources != 1 || res.Entities != 2 {
+		t.Fatalf("wrote %+v", res)
+	}
+	p, err := e.Recall(ctx, u, word, 2000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) == 0 || p.Items[0].ExternalID != "word" {
+		t.Fatalf("the long word's memory is not first: %+v", p.Items)
 	}
 }
 

@@ -13,6 +13,14 @@ import (
 // MaxNames bounds the names taken from one text.
 const MaxNames = 32
 
+// A run of capitalised words longer than MaxNameWords words or MaxNameBytes bytes is not a
+// name (a heading, a shouted paragraph, "Harbor Harbor Harbor ..."): it is left out, so an
+// extracted entity's name always fits the schema.
+const (
+	MaxNameWords = 8
+	MaxNameBytes = 128
+)
+
 // connectors may join capitalised words inside a name ("Port of Lisbon", "Ana de Sousa").
 var connectors = set("of de da do dos das del della di du van von der den la le y al bin")
 
@@ -137,7 +145,7 @@ func Find(text string) (strong, weak []string) {
 			run = run[:len(run)-1]
 		}
 		i = j
-		if len(run) == 0 {
+		if len(run) == 0 || len(run) > MaxNameWords {
 			continue
 		}
 		parts := make([]string, len(run))
@@ -145,6 +153,9 @@ func Find(text string) (strong, weak []string) {
 			parts[k] = w.text
 		}
 		name := strings.Join(parts, " ")
+		if len(name) > MaxNameBytes {
+			continue
+		}
 		key := strings.ToLower(name)
 		if len(run) == 1 && run[0].start {
 			if !seen[key] && !weakSeen[key] {

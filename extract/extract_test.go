@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/recall-engine/recall/extract"
@@ -28,6 +29,12 @@ func TestNames(t *testing.T) {
 		{"BACKGROUND Aspirin lowers risk in HIV patients. METHODS Furthermore, the DNA in Rhesus Macaques was read. MAIN OUTCOME MEASURES Mortality at Johns Hopkins.",
 			[]string{"HIV", "DNA", "Rhesus Macaques", "Johns Hopkins"}},
 		{"The Results Desk of the Background Institute", []string{"Results Desk", "Background Institute"}},
+		// Runs too long to be names are left out, whatever else the text holds.
+		{strings.Repeat("Harbor ", 80) + "met Alice Martin.", []string{"Alice Martin"}},
+		{"WE ARE CLOSED ALL WEEK FOR THE HARBOR WORKS AND THE PIER REPAIRS. Then Alice left.", []string{"Alice"}},
+		{"She met Able Baker Charlie Dog Easy Fox George Harry in Lisbon.", []string{"Able Baker Charlie Dog Easy Fox George Harry", "Lisbon"}},
+		{"She met Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota in Lisbon.", []string{"Lisbon"}},
+		{"Dr " + strings.Repeat("Wolfeschlegelsteinhausenbergerdorff", 4) + " called.", nil},
 	} {
 		if got := extract.Names(tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)

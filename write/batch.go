@@ -84,7 +84,7 @@ type Entity struct {
 // Relation is an edge of the entity graph.
 type Relation struct {
 	From, To  string  // entity IDs
-	Predicate string  // default "related_to"
+	Predicate string  // default DefaultPredicate
 	Weight    float64 // default 1
 	Memory    string  // optional: the memory this relation comes from
 }
@@ -120,15 +120,31 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("recall: write: %s.%s: %s", e.Item, e.Field, e.Problem)
 }
 
+// DefaultPredicate is a relation's predicate when it names none.
+const DefaultPredicate = "related_to"
+
 // CoMentionWindow is how many of the entities named after one in a memory it is related to
 // (co_mentioned): neighbours in order of appearance.
 const CoMentionWindow = 3
 
-// Limits of the write path, the same as the schema's checks.
+// Limits of the write path: the schema's checks, and what its indexes can hold (a btree or
+// GIN entry is at most about 2.7 kB, so anything indexed is bounded well below that).
 const (
-	MaxIDLen   = 512
-	MaxTextLen = 1_000_000
-	MaxNameLen = 512 // an entity's name, an alias, a speaker
+	MaxIDLen        = 512
+	MaxTextLen      = 1_000_000
+	MaxNameLen      = 512 // an entity's name, an alias
+	MaxSpeakerLen   = 256 // a speaker becomes an entity whose id is "auto:" and the lowered name
+	MaxTitleLen     = 1000
+	MaxURILen       = 8192
+	MaxTagLen       = 256
+	MaxPredicateLen = 256
+	MaxKindLen      = 64 // an entity's kind
+	MaxMetaDepth    = 32 // nesting of metadata values
+	// MaxScopeSetBytes bounds a stored scope set (a batch's): its names joined by commas.
+	// Every lexical posting's index entry holds the set twice (its key and the array) next
+	// to a term, and an entry is at most about 2.7 kB. Read scopes are not stored and are
+	// bounded only by scope.MaxScopes names of scope.MaxNameLen bytes.
+	MaxScopeSetBytes = 512
 )
 
 var kinds = []string{"world", "experience", "observation", "summary"}

@@ -40,14 +40,14 @@ func (t *txn) writeLinks(b Batch, _ [][]float32) error {
 	}
 	relationRows = append(relationRows, given...)
 	if len(mentionRows) > 0 {
-		tag, err := t.tx.Exec(t.ctx, statementText("mentions"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(mentionRows)})
+		tag, err := t.tx.Exec(t.ctx, statementText("mentions"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{mentionRows}})
 		if err != nil {
 			return err
 		}
 		t.res.Mentions = int(tag.RowsAffected())
 	}
 	if len(relationRows) > 0 {
-		tag, err := t.tx.Exec(t.ctx, statementText("relations"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(relationRows)})
+		tag, err := t.tx.Exec(t.ctx, statementText("relations"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{relationRows}})
 		if err != nil {
 			return err
 		}
@@ -212,7 +212,7 @@ func (t *txn) relationRows(b Batch) ([]map[string]any, error) {
 	for i, r := range b.Relations {
 		predicate := r.Predicate
 		if predicate == "" {
-			predicate = "related_to"
+			predicate = DefaultPredicate
 		}
 		rel := map[string]any{"src": t.entities[r.From], "dst": t.entities[r.To], "predicate": predicate, "weight": r.Weight, "memory": nil}
 		if r.Weight == 0 {
@@ -288,7 +288,7 @@ func (t *txn) resolve(names map[string]string, create, persons map[string]bool, 
 		rowsNew = append(rowsNew, map[string]any{"id": "auto:" + k, "name": names[k], "kind": kind})
 	}
 	if len(rowsNew) > 0 {
-		got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rowsNew), "keep_existing": true})
+		got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rowsNew}, "keep_existing": true})
 		if err != nil {
 			return nil, err
 		}

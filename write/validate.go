@@ -1,9 +1,14 @@
 package write
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/recall-engine/recall/internal/scope"
@@ -16,7 +21,7 @@ func Scopes(write, batch []string) ([]string, error) {
 		if len(write) != 1 {
 			return nil, &Error{Item: "batch", Field: "scopes", Problem: fmt.Sprintf("the user writes %d scopes: name the batch's", len(write))}
 		}
-		return write, nil
+		batch = write
 	}
 	s, err := scope.Normalize("batch.scopes", batch)
 	if err != nil {
@@ -26,6 +31,9 @@ func Scopes(write, batch []string) ([]string, error) {
 		if !slices.Contains(write, x) {
 			return nil, &Error{Item: "batch", Field: "scopes", Problem: fmt.Sprintf("%q is not one of the user's write scopes", x)}
 		}
+	}
+	if n := len(strings.Join(s, ",")); n > MaxScopeSetBytes {
+		return nil, &Error{Item: "batch", Field: "scopes", Problem: fmt.Sprintf("the scope set's names take %d bytes (joined by commas), the limit for a stored set is %d", n, MaxScopeSetBytes)}
 	}
 	return s, nil
 }
@@ -49,75 +57,226 @@ func checkStr(item, field, s string) error {
 	return nil
 }
 
+// checkText checks a bounded string: valid UTF-8 without NUL, at most limit bytes, and not
+// blank when required.
+func checkText(item, field, s string, limit int, required bool) error {
+	switch {
+	case required && strings.TrimSpace(s) == "":
+		return &Error{Item: item, Field: field, Problem: "empty"}
+	case len(s) > limit:
+		return &Error{Item: item, Field: field, Problem: fmt.Sprintf("%d bytes, the limit is %d", len(s), limit)}
+	}
+	return checkStr(item, field, s)
+}
+
+// checkTime refuses a time JSON and Postgres cannot both hold: years 1 to 9999.
+func checkTime(item, field string, t *time.Time) error {
+	if t != nil && (t.Year() < 1 || t.Year() > 9999) {
+		return &Error{Item: item, Field: field, Problem: fmt.Sprintf("year %d: want years 1 to 9999", t.Year())}
+	}
+	return nil
+}
+
+// checkEmbedding refuses a vector no cosine distance can be computed from.
+func checkEmbedding(item, field string, v []float32) error {
+	zero := true
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return &Error{Item: item, Field: field, Problem: fmt.Sprintf("component %d is %v: want finite numbers", i, x)}
+		}
+		zero = zero && x == 0
+	}
+	if zero && len(v) > 0 {
+		return &Error{Item: item, Field: field, Problem: "all zero: a zero vector has no direction, so no query can find it"}
+	}
+	return nil
+}
+
+// checkMeta refuses metadata that would not be stored as given: a value JSON cannot encode
+// (NaN, infinities, channels, functions), a string or key of invalid UTF-8 or with a NUL
+// byte (JSON would replace the bytes, jsonb refuses NUL), a time outside years 1-9999, or
+// nesting deeper than MaxMetaDepth. The field names the place ("metadata.a[2]").
+func checkMeta(item string, meta map[string]any) error {
+	if meta == nil {
+		return nil
+	}
+	if err := checkValue(item, "metadata", reflect.ValueOf(meta), 0); err != nil {
+		return err
+	}
+	if _, err := json.Marshal(meta); err != nil {
+		return &Error{Item: item, Field: "metadata", Problem: "not encodable as JSON: " + err.Error()}
+	}
+	return nil
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+func checkValue(item, path string, v reflect.Value, depth int) error {
+	if depth > MaxMetaDepth {
+		return &Error{Item: item, Field: path, Problem: fmt.Sprintf("nested deeper than %d levels", MaxMetaDepth)}
+	}
+	if v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		return checkValue(item, path, v.Elem(), depth)
+	}
+	if v.Type() == timeType {
+		t := v.Interface().(time.Time) //nolint:forcetypeassert // checked by type
+		return checkTime(item, path, &t)
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return checkStr(item, path, v.String())
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return &Error{Item: item, Field: path, Problem: fmt.Sprintf("%v: JSON holds finite numbers only", f)}
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			k := iter.Key()
+			if k.Kind() == reflect.String {
+				if err := checkStr(item, path+" key", k.String()); err != nil {
+					return err
+				}
+			}
+			if err := checkValue(item, fmt.Sprintf("%s.%v", path, k.Interface()), iter.Value(), depth+1); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return nil // []byte: JSON writes base64
+		}
+		for i := range v.Len() {
+			if err := checkValue(item, fmt.Sprintf("%s[%d]", path, i), v.Index(i), depth+1); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				if err := checkValue(item, path+"."+v.Type().Field(i).Name, v.Field(i), depth+1); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // validate checks every row before anything is written; dim is the embedder's dimension.
 func validate(b Batch, dim int) error {
 	seen := map[string]bool{}
-	dup := func(kind, id string, i int) error {
-		k := kind + "\x00" + id
+	dup := func(item, field, kind, key, shown string) error {
+		k := kind + "\x00" + key
 		if seen[k] {
-			return &Error{Item: fmt.Sprintf("%s[%d]", kind, i), Field: "id", Problem: fmt.Sprintf("%q appears twice in the batch", id)}
+			return &Error{Item: item, Field: field, Problem: fmt.Sprintf("%s appears twice in the batch", shown)}
 		}
 		seen[k] = true
 		return nil
 	}
 	for i, s := range b.Sources {
 		item := fmt.Sprintf("sources[%d]", i)
-		if err := checkID(item, "id", s.ID, true); err != nil {
+		if err := validateSource(item, s); err != nil {
 			return err
 		}
-		if err := dup("sources", s.ID, i); err != nil {
+		if err := dup(item, "id", "sources", s.ID, fmt.Sprintf("%q", s.ID)); err != nil {
 			return err
-		}
-		for f, v := range map[string]string{"title": s.Title, "uri": s.URI} {
-			if err := checkStr(item, f, v); err != nil {
-				return err
-			}
 		}
 	}
 	for i, m := range b.Memories {
-		if err := validateMemory(fmt.Sprintf("memories[%d]", i), m, dim); err != nil {
+		item := fmt.Sprintf("memories[%d]", i)
+		if err := validateMemory(item, m, dim); err != nil {
 			return err
 		}
-		if err := dup("memories", m.ID, i); err != nil {
+		if err := dup(item, "id", "memories", m.ID, fmt.Sprintf("%q", m.ID)); err != nil {
 			return err
 		}
 	}
 	for i, en := range b.Entities {
 		item := fmt.Sprintf("entities[%d]", i)
-		if err := checkID(item, "id", en.ID, true); err != nil {
+		if err := validateEntity(item, en); err != nil {
 			return err
 		}
-		if strings.HasPrefix(en.ID, "auto:") {
-			return &Error{Item: item, Field: "id", Problem: `ids starting "auto:" are the engine's, for extracted entities`}
-		}
-		if err := dup("entities", en.ID, i); err != nil {
+		if err := dup(item, "id", "entities", en.ID, fmt.Sprintf("%q", en.ID)); err != nil {
 			return err
-		}
-		if strings.TrimSpace(en.Name) == "" || len(en.Name) > MaxNameLen || checkStr(item, "name", en.Name) != nil {
-			return &Error{Item: item, Field: "name", Problem: "empty, over 512 bytes, invalid UTF-8 or a NUL byte"}
-		}
-		for j, a := range en.BlockedAliases {
-			if strings.TrimSpace(a) == "" || len(a) > MaxNameLen || checkStr(item, "blocked_aliases", a) != nil {
-				return &Error{Item: item, Field: fmt.Sprintf("blocked_aliases[%d]", j), Problem: "empty, over 512 bytes, invalid UTF-8 or a NUL byte"}
-			}
 		}
 	}
 	for i, r := range b.Relations {
 		item := fmt.Sprintf("relations[%d]", i)
-		if err := checkID(item, "from", r.From, true); err != nil {
+		if err := validateRelation(item, r); err != nil {
 			return err
 		}
-		if err := checkID(item, "to", r.To, true); err != nil {
+		p := cmp.Or(r.Predicate, DefaultPredicate)
+		key := strings.Join([]string{r.From, r.To, p, r.Memory}, "\x00")
+		if err := dup(item, "predicate", "relations", key, fmt.Sprintf("the relation %q -%s-> %q (memory %q)", r.From, p, r.To, r.Memory)); err != nil {
 			return err
-		}
-		if r.From == r.To {
-			return &Error{Item: item, Field: "to", Problem: "a relation joins two different entities"}
-		}
-		if r.Weight < 0 || r.Weight > 1e9 || r.Weight != r.Weight {
-			return &Error{Item: item, Field: "weight", Problem: "want a positive finite weight (0: 1)"}
 		}
 	}
 	return nil
+}
+
+func validateSource(item string, s Source) error {
+	if err := checkID(item, "id", s.ID, true); err != nil {
+		return err
+	}
+	if err := checkText(item, "title", s.Title, MaxTitleLen, false); err != nil {
+		return err
+	}
+	if err := checkText(item, "uri", s.URI, MaxURILen, false); err != nil {
+		return err
+	}
+	if err := checkTime(item, "occurred_at", s.OccurredAt); err != nil {
+		return err
+	}
+	return checkMeta(item, s.Metadata)
+}
+
+func validateEntity(item string, en Entity) error {
+	if err := checkID(item, "id", en.ID, true); err != nil {
+		return err
+	}
+	if strings.HasPrefix(en.ID, "auto:") {
+		return &Error{Item: item, Field: "id", Problem: `ids starting "auto:" are the engine's, for extracted entities`}
+	}
+	if err := checkText(item, "name", en.Name, MaxNameLen, true); err != nil {
+		return err
+	}
+	if err := checkText(item, "kind", en.Kind, MaxKindLen, false); err != nil {
+		return err
+	}
+	for j, a := range en.Aliases {
+		if err := checkText(item, fmt.Sprintf("aliases[%d]", j), a, MaxNameLen, true); err != nil {
+			return err
+		}
+	}
+	for j, a := range en.BlockedAliases {
+		if err := checkText(item, fmt.Sprintf("blocked_aliases[%d]", j), a, MaxNameLen, true); err != nil {
+			return err
+		}
+	}
+	return checkMeta(item, en.Metadata)
+}
+
+func validateRelation(item string, r Relation) error {
+	if err := checkID(item, "from", r.From, true); err != nil {
+		return err
+	}
+	if err := checkID(item, "to", r.To, true); err != nil {
+		return err
+	}
+	if err := checkID(item, "memory", r.Memory, false); err != nil {
+		return err
+	}
+	if r.From == r.To {
+		return &Error{Item: item, Field: "to", Problem: "a relation joins two different entities"}
+	}
+	if r.Weight < 0 || r.Weight > 1e9 || r.Weight != r.Weight {
+		return &Error{Item: item, Field: "weight", Problem: "want a positive finite weight up to 1e9 (0: 1)"}
+	}
+	return checkText(item, "predicate", r.Predicate, MaxPredicateLen, false)
 }
 
 func validateMemory(item string, m Memory, dim int) error {
@@ -127,11 +286,10 @@ func validateMemory(item string, m Memory, dim int) error {
 	if err := checkID(item, "source", m.Source, false); err != nil {
 		return err
 	}
+	if err := checkText(item, "text", m.Text, MaxTextLen, true); err != nil {
+		return err
+	}
 	switch {
-	case strings.TrimSpace(m.Text) == "":
-		return &Error{Item: item, Field: "text", Problem: "empty"}
-	case len(m.Text) > MaxTextLen:
-		return &Error{Item: item, Field: "text", Problem: fmt.Sprintf("%d bytes, the limit is %d", len(m.Text), MaxTextLen)}
 	case m.Kind != "" && !slices.Contains(kinds, m.Kind):
 		return &Error{Item: item, Field: "kind", Problem: fmt.Sprintf("%q: want one of %s", m.Kind, strings.Join(kinds, ", "))}
 	case m.Embedding != nil && len(m.Embedding) != dim:
@@ -142,18 +300,24 @@ func validateMemory(item string, m Memory, dim int) error {
 		return &Error{Item: item, Field: "position", Problem: fmt.Sprintf("%d: want a place from 1 (0: none)", m.Position)}
 	case m.Position > 0 && m.Source == "":
 		return &Error{Item: item, Field: "position", Problem: "a place needs a source to be a place in"}
-	case len(m.Speaker) > MaxNameLen:
-		return &Error{Item: item, Field: "speaker", Problem: fmt.Sprintf("%d bytes, the limit is %d", len(m.Speaker), MaxNameLen)}
 	}
-	if err := checkStr(item, "text", m.Text); err != nil {
+	if err := checkEmbedding(item, "embedding", m.Embedding); err != nil {
 		return err
 	}
-	if err := checkStr(item, "speaker", m.Speaker); err != nil {
+	for _, t := range []struct {
+		field string
+		at    *time.Time
+	}{{"occurred_start", m.OccurredStart}, {"occurred_end", m.OccurredEnd}, {"mentioned_at", m.MentionedAt}} {
+		if err := checkTime(item, t.field, t.at); err != nil {
+			return err
+		}
+	}
+	if err := checkText(item, "speaker", m.Speaker, MaxSpeakerLen, false); err != nil {
 		return err
 	}
 	for j, t := range m.Tags {
-		if t == "" || checkStr(item, "tags", t) != nil {
-			return &Error{Item: item, Field: fmt.Sprintf("tags[%d]", j), Problem: "empty, invalid UTF-8 or a NUL byte"}
+		if err := checkText(item, fmt.Sprintf("tags[%d]", j), t, MaxTagLen, true); err != nil {
+			return err
 		}
 	}
 	for j, id := range m.Entities {
@@ -161,5 +325,5 @@ func validateMemory(item string, m Memory, dim int) error {
 			return err
 		}
 	}
-	return nil
+	return checkMeta(item, m.Metadata)
 }

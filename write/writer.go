@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,6 +94,11 @@ func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) 
 	if err != nil {
 		return 0, err
 	}
+	for i, id := range ids {
+		if err := checkID(fmt.Sprintf("ids[%d]", i), "id", id, true); err != nil {
+			return 0, err
+		}
+	}
 	n := 0
 	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
@@ -143,12 +149,18 @@ func (t *txn) rows(sql string, args pgx.NamedArgs) (map[string]int64, error) {
 	return out, nil
 }
 
-func jsonArg(v any) string {
-	b, err := json.Marshal(v)
+// jsonRows is a statement argument sent as JSON text. validate refuses what JSON cannot
+// encode before anything is written; should a value slip past it, the statement fails
+// with this error (and the batch rolls back) instead of the caller's process panicking.
+type jsonRows struct{ v any }
+
+// Value implements driver.Valuer, which pgx calls to encode the argument.
+func (j jsonRows) Value() (driver.Value, error) {
+	b, err := json.Marshal(j.v)
 	if err != nil {
-		panic(err) // only maps, strings, numbers and times
+		return nil, fmt.Errorf("recall: write: encoding rows as JSON: %w", err)
 	}
-	return string(b)
+	return string(b), nil
 }
 
 // stored returns the ids of stored rows of table by external id (want maps each to where the
@@ -205,7 +217,7 @@ func (t *txn) writeSources(b Batch, _ [][]float32) error {
 		for i, s := range b.Sources {
 			rows[i] = map[string]any{"id": s.ID, "title": s.Title, "uri": s.URI, "occurred_at": s.OccurredAt, "metadata": nonNil(s.Metadata)}
 		}
-		got, err := t.rows(statementText("sources"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rows)})
+		got, err := t.rows(statementText("sources"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
 		if err != nil {
 			return err
 		}
@@ -236,7 +248,7 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 			"mentioned_at": m.MentionedAt, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
 			"position": nilIfZero(m.Position), "speaker": strings.TrimSpace(m.Speaker)}
 	}
-	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rows)})
+	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
 	if err != nil {
 		return err
 	}
@@ -274,7 +286,7 @@ func (t *txn) writeEntities(b Batch, _ [][]float32) error {
 		rows[i] = map[string]any{"id": en.ID, "name": en.Name, "kind": en.Kind, "aliases": nonNilS(en.Aliases),
 			"blocked_aliases": lowered(en.BlockedAliases), "metadata": nonNil(en.Metadata)}
 	}
-	got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonArg(rows), "keep_existing": false})
+	got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}, "keep_existing": false})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,10 @@ BEGIN
     SELECT s.title INTO title FROM recall.sources s WHERE s.id = NEW.source_id;
   END IF;
   NEW.lexemes := to_tsvector('english', coalesce(title, '') || E'\n' || NEW.text);
+  -- A lexeme over 1,000 bytes (no word of any language; a pasted hash or base64 run) is
+  -- left out: its posting's index entry, beside a scope set of up to 512 bytes stored twice,
+  -- would pass the 2.7 kB a btree entry may hold and fail the whole batch.
+  NEW.lexemes := ts_delete(NEW.lexemes, ARRAY(SELECT l.lexeme FROM unnest(NEW.lexemes) l WHERE octet_length(l.lexeme) > 1000));
   NEW.doc_len := coalesce((SELECT sum(cardinality(positions)) FROM unnest(NEW.lexemes)), 0);
   RETURN NEW;
 END
