@@ -420,6 +420,7 @@ func TestBadInput(t *testing.T) {
 		{"too many scopes", recall.User{Read: manyScopes(65)}, "cranes", 100, "user.read_scopes", 64},
 		{"write outside read", recall.User{Read: []string{"team"}, Write: []string{"other"}}, "cranes", 100, "user.write_scopes", 0},
 		{"label with NUL", recall.User{Read: []string{"team"}, Label: "a\x00"}, "cranes", 100, "user.label", 0},
+		{"label of 1 MB", recall.User{Read: []string{"team"}, Label: strings.Repeat("Ana ", 250_000)}, "cranes", 100, "user.label", recall.MaxLabelLen},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, call := range []func() error{

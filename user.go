@@ -11,13 +11,17 @@ import (
 
 // User is who asks: rows are visible when they share a scope with Read, and access is
 // recorded on the packed memories that lie within Write. Label, when set, names the asking
-// speaker: the search text becomes "{query}\nThe asking speaker is {Label}."
+// speaker: the search text becomes "{query}\nThe asking speaker is {Label}." (at most
+// MaxLabelLen bytes, so the label cannot carry a query past the query's limit).
 type User struct {
 	ID    string
 	Read  []string
 	Write []string
 	Label string
 }
+
+// MaxLabelLen bounds User.Label, in bytes.
+const MaxLabelLen = 256
 
 type caller struct {
 	read, write []string
@@ -42,6 +46,9 @@ func (u User) check() (caller, error) {
 	}
 	if err := checkText("user.label", u.Label, false); err != nil {
 		return caller{}, err
+	}
+	if len(u.Label) > MaxLabelLen {
+		return caller{}, &InputError{Field: "user.label", Problem: fmt.Sprintf("%d bytes: a label names the asking speaker", len(u.Label)), Limit: MaxLabelLen}
 	}
 	return caller{read: read, write: write}, nil
 }

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/recall-engine/recall/write"
 )
@@ -89,10 +90,26 @@ type Options struct {
 	TimeLayouts []string
 }
 
-// Parse reads one line of file in format f.
+// Parse reads one line of file in format f. The line must be valid UTF-8 (JSON decoding
+// would replace bad bytes with U+FFFD, silently changing what is stored); a UTF-8
+// byte-order mark at the start of line 1 is skipped.
 func Parse(b []byte, f Format, file string, line int, o Options) ([]Record, error) {
 	bad := func(format string, args ...any) ([]Record, error) {
 		return nil, &LineError{File: file, Line: line, Problem: fmt.Sprintf(format, args...)}
+	}
+	if line == 1 {
+		b = bytes.TrimPrefix(b, []byte("\uFEFF"))
+	}
+	if !utf8.Valid(b) {
+		at := 0
+		for at < len(b) {
+			r, n := utf8.DecodeRune(b[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		return bad("invalid UTF-8 at byte %d of the line", at+1)
 	}
 	if f == Auto {
 		var keys map[string]json.RawMessage

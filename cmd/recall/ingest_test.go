@@ -121,6 +121,9 @@ func TestIngestRejectsMalformedLines(t *testing.T) {
 		{"unknown source", `{"type": "memory", "id": "a", "text": "x", "source": "nope"}` + "\n", `bad.jsonl:1: source: no source "nope"`},
 		{"wrong dimension", `{"type": "memory", "id": "a", "text": "x", "embedding": [0.1, 0.2]}` + "\n", "bad.jsonl:1: embedding: 2 dimensions"},
 		{"unknown record", `{"title": "x"}` + "\n", "bad.jsonl:1: unknown record"},
+		{"raw bytes", "{\"type\": \"memory\", \"id\": \"a\", \"text\": \"fine\"}\n{\"type\": \"memory\", \"id\": \"b\", \"text\": \"caf\xe9\"}\n", "bad.jsonl:2: invalid UTF-8 at byte 43"},
+		{"BOM not at the start", "{\"type\": \"memory\", \"id\": \"a\", \"text\": \"fine\"}\n\uFEFF{\"type\": \"memory\", \"id\": \"b\", \"text\": \"x\"}\n", "bad.jsonl:2: not a JSON object"},
+		{"metadata that cannot be stored", `{"type": "memory", "id": "a", "text": "x", "metadata": {"k": "a\u0000b"}}` + "\n", "bad.jsonl:1: metadata.k: invalid UTF-8 or a NUL byte"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -139,10 +142,24 @@ func TestIngestRejectsMalformedLines(t *testing.T) {
 	}
 }
 
+// TestIngestAcceptsBOM: a file that starts with a UTF-8 byte-order mark ingests as without.
+func TestIngestAcceptsBOM(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	body := "\uFEFF{\"type\": \"memory\", \"id\": \"a\", \"text\": \"caf\u00e9 crème\"}\n"
+	if code := c.run("ingest", writeFile(t, "bom.jsonl", body)); code != 0 {
+		t.Fatalf("exit %d: %s", code, c.err.String())
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE external_id = 'a' AND text = 'café crème'`); n != 1 {
+		t.Fatalf("%d memories as written", n)
+	}
+}
+
 func TestCommandUsage(t *testing.T) {
 	t.Parallel()
 	m := &Main{cli.Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}}
-	for _, args := range [][]string{{}, {"nope"}, {"ingest"}, {"query"}, {"query", "a", "b"}, {"migrate"}, {"migrate", "sideways"}, {"db"}, {"ingest", "x", "--batch", "0"}, {"demo", "extra"}} {
+	for _, args := range [][]string{{}, {"nope"}, {"ingest"}, {"query"}, {"query", "a", "b"}, {"migrate"}, {"migrate", "sideways"}, {"db"}, {"ingest", "x", "--batch", "0"}, {"demo", "extra"},
+		{"query", "q", "--scope", ",,,"}, {"query", "q", "--scope", "a,,b"}, {"query", "q", "--scope", ""}} {
 		if code := m.Run(context.Background(), args); code != 2 {
 			t.Fatalf("%v: exit %d, want 2", args, code)
 		}

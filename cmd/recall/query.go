@@ -18,11 +18,14 @@ type scopesFlag []string
 
 func (s *scopesFlag) String() string { return strings.Join(*s, ",") }
 
+// Set refuses an empty name ("--scope ”", "--scope a,,b"): left out silently, the empty list
+// would mean scope default.
 func (s *scopesFlag) Set(v string) error {
-	for _, x := range strings.Split(v, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			*s = append(*s, x)
+	for x := range strings.SplitSeq(v, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			return fmt.Errorf("%q holds an empty scope name", v)
 		}
+		*s = append(*s, x)
 	}
 	return nil
 }
