@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/ortrun"
@@ -47,13 +50,94 @@ func benchEngine(b *testing.B, rr rerank.Reranker) (*recall.Engine, *synth.Corpu
 			}
 		})
 	})
-	e, err := recall.New(context.Background(), recall.Config{Pool: db.Runtime, Embedder: emb, Reranker: rr,
-		Now: func() time.Time { return synth.Base.Add(2 * 365 * 24 * time.Hour) }})
+	e, err := recall.New(context.Background(), recall.Config{Pool: db.Runtime, Embedder: emb, Reranker: rr, Now: benchNow})
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchDB = db
 	return e, c
 }
+
+// benchDB is the database of the last benchEngine.
+var benchDB *testdb.DB
+
+func benchNow() time.Time { return synth.Base.Add(2 * 365 * 24 * time.Hour) }
+
+// BenchmarkFirstRecall: the first recall on a new pool connection against the recalls after
+// it on the same connection (the statement and the probes are planned once per session).
+// Each iteration makes a pool of one connection, then times recall 1 and recalls 2-4, on
+// queries not asked before on that connection. "plain" is a pool made by hand (pgvector's
+// types registered); "open" is recall.Open's, which warms each connection it makes.
+// Reports medians: first_ms, warm_ms, and first_over_warm, their ratio.
+func BenchmarkFirstRecall(b *testing.B) {
+	_, c := benchEngine(b, nil)
+	db := benchDB
+	ctx := context.Background()
+	user := recall.User{ID: "bench", Read: []string{synth.BigScope}, Write: []string{synth.BigScope}}
+	arms := []struct {
+		name string
+		open func() (*recall.Engine, func(), error)
+	}{
+		{"plain", func() (*recall.Engine, func(), error) {
+			cfg, err := pgxpool.ParseConfig(db.URL("recall_runtime"))
+			if err != nil {
+				return nil, nil, err
+			}
+			cfg.MaxConns = 1
+			cfg.AfterConnect = pgxvec.RegisterTypes
+			pool, err := pgxpool.NewWithConfig(ctx, cfg)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, err := recall.New(ctx, recall.Config{Pool: pool, Now: benchNow, NoAccess: true})
+			return e, pool.Close, err
+		}},
+		{"open", func() (*recall.Engine, func(), error) {
+			e, err := recall.Open(ctx, db.URL("recall_runtime"), recall.Config{Now: benchNow, NoAccess: true}, recall.PoolOptions{MaxConns: 1})
+			if err != nil {
+				return nil, nil, err
+			}
+			return e, e.Close, nil
+		}},
+	}
+	for _, arm := range arms {
+		b.Run(arm.name, func(b *testing.B) {
+			var first, warm []time.Duration
+			i := 0
+			for b.Loop() {
+				e, closeFn, err := arm.open()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for k := range 4 {
+					p, err := e.Recall(ctx, user, c.Query(i).Raw, 2000, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if k == 0 {
+						first = append(first, p.Timings.Total)
+					} else {
+						warm = append(warm, p.Timings.Total)
+					}
+					i++
+				}
+				closeFn()
+			}
+			f, w := median(first), median(warm)
+			b.ReportMetric(ms(f), "first_ms")
+			b.ReportMetric(ms(w), "warm_ms")
+			b.ReportMetric(float64(f)/float64(w), "first_over_warm")
+		})
+	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // runRecalls runs b.N recalls of the corpus's queries for a user of the big scope and
 // reports p50 and p95 of the whole call and the median of each stage.
@@ -76,7 +160,6 @@ func runRecalls(b *testing.B, e *recall.Engine, c *synth.Corpus) {
 		acc = append(acc, p.Timings.Access)
 		i++
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	q := func(lat []time.Duration, f float64) time.Duration {
 		s := append([]time.Duration(nil), lat...)
 		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })

@@ -55,12 +55,14 @@ type Config struct {
 
 // Engine answers recalls. It is safe for concurrent use; build one per database.
 type Engine struct {
-	cfg      Config
-	settings atomic.Pointer[statement.Settings]
-	cache    statement.Cache
-	dims     statement.Dims
-	recorder *access.Recorder
-	writer   *write.Writer
+	cfg        Config
+	settings   atomic.Pointer[statement.Settings]
+	cache      statement.Cache
+	dims       statement.Dims
+	recorder   *access.Recorder
+	writer     *write.Writer
+	ownPool    *pgxpool.Pool // the pool Open made, closed by Close
+	warmScopes []string
 }
 
 // ErrUnsafeRole is returned by New when the pool's role bypasses row security.

@@ -75,3 +75,19 @@ func (r *Recorder) Record(ctx context.Context, read, write []string, ids []int64
 	}
 	return n, nil
 }
+
+// Warm prepares the recording statement on c: it runs it for no memories, as a caller with
+// no scopes, in a transaction it rolls back. Errors are ignored: a cold connection works.
+func (r *Recorder) Warm(ctx context.Context, c *pgx.Conn) {
+	_ = pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, nil, nil); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, sqltext.RecordAccess, pgx.StrictNamedArgs{"ids": []int64{}, "at": time.Time{}}); err != nil {
+			return err
+		}
+		return errRollback
+	})
+}
+
+var errRollback = errors.New("access: warm-up rolls back")

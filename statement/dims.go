@@ -10,7 +10,7 @@ import (
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5"
 )
 
 // DimensionError is returned when the embedder's dimension differs from every dimension the
@@ -34,9 +34,14 @@ type Dims struct {
 	read time.Time
 }
 
+// Querier runs a query: a *pgxpool.Pool or a *pgx.Conn.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
 // Stored lists the stored dimensions, sorted: from the last listing when it is under 10 s
 // old, unless refresh is set.
-func (d *Dims) Stored(ctx context.Context, pool *pgxpool.Pool, refresh bool) ([]int, error) {
+func (d *Dims) Stored(ctx context.Context, pool Querier, refresh bool) ([]int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !refresh && !d.read.IsZero() && time.Since(d.read) < 10*time.Second {
@@ -75,7 +80,7 @@ func (d *Dims) Stored(ctx context.Context, pool *pgxpool.Pool, refresh bool) ([]
 // Check refuses a query vector of dimension dim when the database stores none of it (a
 // *DimensionError); a database with no embeddings yet accepts any dimension. A miss lists
 // the dimensions again before it refuses.
-func (d *Dims) Check(ctx context.Context, pool *pgxpool.Pool, dim int) error {
+func (d *Dims) Check(ctx context.Context, pool Querier, dim int) error {
 	for _, refresh := range []bool{false, true} {
 		dims, err := d.Stored(ctx, pool, refresh)
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/internal/scope"
 )
@@ -36,9 +35,14 @@ func (s Settings) Session() []scope.Setting {
 	return out
 }
 
+// Beginner starts transactions: a *pgxpool.Pool, or one *pgx.Conn (to warm a connection).
+type Beginner interface {
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
 // Run executes st for q in one read-only transaction as the caller: scopes and settings with
 // SET LOCAL, then the statement. pool must connect as the runtime role.
-func Run(ctx context.Context, pool *pgxpool.Pool, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, error) {
+func Run(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, error) {
 	out, err := RunEach(ctx, pool, who, []*Statement{st}, q, s)
 	if err != nil {
 		return nil, err
@@ -49,7 +53,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, who Scopes, st *Statement, q Q
 // RunEach executes several statements for q one after the other in one read-only
 // transaction as the caller (one snapshot), returning each one's candidates. It is how the
 // lanes run as separate queries, for comparison with the single statement.
-func RunEach(ctx context.Context, pool *pgxpool.Pool, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, error) {
+func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, error) {
 	args := make([]pgx.NamedArgs, len(sts))
 	for i, st := range sts {
 		a, err := st.Args(q, s)

@@ -16,8 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
-	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
+	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/scripts"
 )
@@ -199,13 +199,14 @@ func duplicateDatabase(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "42P04" || (pe.Code == "23505" && pe.ConstraintName == "pg_database_datname_index"))
 }
 
-// Pool opens a pool on dsn with pgvector's types registered.
+// Pool opens a pool on dsn configured as recall.PoolConfig does (pgvector's types, cancelled
+// queries cancelled on the server), keeping no idle connections: a command is short.
 func Pool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(dsn)
+	cfg, err := recall.PoolConfig(dsn, recall.PoolOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("database URL: %w", err)
+		return nil, err
 	}
-	cfg.AfterConnect = pgxvec.RegisterTypes
+	cfg.MinConns = 0
 	p, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err

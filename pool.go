@@ -1,0 +1,199 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/scope"
+	"github.com/recall-engine/recall/statement"
+)
+
+// PoolOptions size the pool Open makes. Zero values take the defaults.
+type PoolOptions struct {
+	MaxConns int32 // most connections (0: pgxpool's default, the larger of 4 and the CPUs)
+	MinConns int32 // idle connections kept open and warm (0: 2, at most MaxConns)
+	// CancelGrace is how long a cancelled query may take to stop on the server after the
+	// cancel request before its connection is closed instead (0: 2 s).
+	CancelGrace time.Duration
+	WarmScopes  []string
+}
+
+// PoolConfig returns a pgxpool configuration for url that suits recall:
+//
+//   - pgvector's types are registered on every connection;
+//   - a context cancelled during a query sends the server a cancel request, so the
+//     abandoned statement stops at once and the connection goes back to the pool. pgx's
+//     default closes the connection instead and sends nothing, so the server runs the
+//     statement to its end while the pool opens a new, cold connection; under short
+//     deadlines that spirals;
+//   - MinConns connections stay open.
+//
+// Open uses it and warms each connection as it is made. A caller who builds its own pool can
+// start from it.
+func PoolConfig(url string, o PoolOptions) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("recall: database URL: %w", err)
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	cfg.MinConns = min(cmpOr(o.MinConns, 2), cfg.MaxConns)
+	grace := o.CancelGrace
+	if grace <= 0 {
+		grace = 2 * time.Second
+	}
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: grace}
+	}
+	cfg.AfterConnect = pgxvec.RegisterTypes
+	return cfg, nil
+}
+
+func cmpOr(v, def int32) int32 {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Open connects to url (as the runtime role) with PoolConfig's pool and returns an Engine on
+// it (cfg.Pool must be nil; cfg.AccessPool may be set). Every connection the pool makes is
+// warmed before its first use: the recall statement and the access statement are prepared
+// and the lanes' functions planned, so the first recall on a new connection costs about
+// what later ones do (BenchmarkFirstRecall). Close the Engine to close the pool.
+func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, error) {
+	if cfg.Pool != nil {
+		return nil, fmt.Errorf("recall: Open makes the pool: Config.Pool must be nil")
+	}
+	pc, err := PoolConfig(url, o)
+	if err != nil {
+		return nil, err
+	}
+	var ready atomic.Pointer[Engine]
+	pc.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if err := pgxvec.RegisterTypes(ctx, c); err != nil {
+			return err
+		}
+		if e := ready.Load(); e != nil {
+			e.warmConn(ctx, c)
+		}
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("recall: %w", err)
+	}
+	cfg.Pool = pool
+	e, err := New(ctx, cfg)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	e.ownPool = pool
+	e.warmScopes = o.WarmScopes
+	ready.Store(e)
+	e.Warm(ctx) // the connections made before the engine existed
+	return e, nil
+}
+
+// Close closes the pool Open made; it does nothing for an Engine on a caller's pool.
+func (e *Engine) Close() {
+	if e.ownPool != nil {
+		e.ownPool.Close()
+	}
+}
+
+// Warm warms the pool's idle connections (up to its MinConns, at least one): each runs the
+// recall statement of the default plan and the access statement once, as a caller who sees
+// nothing, so later recalls on it find them prepared and planned. Open warms every new
+// connection itself; call Warm after New on a pool of your own. Warming is best-effort: a
+// connection that fails to warm is simply used cold.
+func (e *Engine) Warm(ctx context.Context) {
+	n := max(1, int(e.cfg.Pool.Config().MinConns))
+	conns := make([]*pgxpool.Conn, 0, n)
+	for range n {
+		c, err := e.cfg.Pool.Acquire(ctx)
+		if err != nil {
+			break
+		}
+		conns = append(conns, c)
+	}
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.warmConn(ctx, c.Conn())
+			c.Release()
+		}()
+	}
+	wg.Wait()
+}
+
+// warmQuery exercises every lane: words for bm25 and the context lane, a capitalised name
+// for the mention probe, n-grams for the title probe, a date for the temporal lane.
+const warmQuery = "What did Alice Martin say about the Harbor Report in May 2023?"
+
+// warmConn runs the default plan's statement and the access statement on c in read-only
+// transactions that see no scope (so they read nothing and write nothing).
+func (e *Engine) warmConn(ctx context.Context, c *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	vs, err := e.cfg.Embedder.Embed(ctx, []string{warmQuery}, embed.Query)
+	if err != nil {
+		return
+	}
+	st, err := e.cache.Get(statement.Shape{Dim: len(vs[0]), Fuzzy: !e.cfg.ExactEntities, Plan: statement.Maximal})
+	if err != nil {
+		return
+	}
+	now := e.cfg.Now()
+	q := statement.Query{Text: warmQuery, Raw: warmQuery, Vector: vs[0], Mentions: statement.Mentions(warmQuery),
+		WindowStart: now.AddDate(0, -1, 0), WindowEnd: now}
+	s := e.Settings()
+	if _, err := statement.Run(ctx, c, statement.Scopes{Read: append([]string{}, e.warmScopes...)}, st, q, s); err != nil {
+		return
+	}
+	// A caller who sees nothing leaves the lanes' probes and the HNSW scan unread (their
+	// CTEs are never pulled), so run them directly, still as a caller who sees nothing: the
+	// probes' queries are planned once per session, and the first HNSW scan of a session is
+	// slow. Without iterative scans the HNSW walk stops after ef_search candidates, however
+	// many rows row security hides; it runs only where the index exists (else it would scan).
+	dims, _ := e.dims.Stored(ctx, c, false) // on c: the pool may have no other connection free
+	_ = pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		err := scope.Apply(ctx, tx, nil, nil, scope.Setting{Name: "hnsw.ef_search", Value: strconv.Itoa(max(s.EfSearch, s.VectorK))},
+			scope.Setting{Name: "hnsw.iterative_scan", Value: "off"})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT (SELECT count(*) FROM recall.probe_entities($1::text[], true, $2::float8)),
+			(SELECT count(*) FROM recall.probe_titles($3::text, $4::int, $5::int, $6::float8))`,
+			q.Mentions, s.MentionFloor, strings.ToLower(warmQuery), s.TitleExactWords, s.TitleFuzzyWords, s.TitleFloor); err != nil {
+			return err
+		}
+		if d := len(vs[0]); slices.Contains(dims, d) {
+			_, err = tx.Exec(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM recall.memories m
+				WHERE vector_dims(m.embedding) = %[1]d
+				ORDER BY m.embedding::vector(%[1]d) <=> $1::vector(%[1]d) LIMIT $2) x`, d), pgvector.NewVector(vs[0]), s.VectorK)
+		}
+		return err
+	})
+	if e.cfg.AccessPool == e.cfg.Pool {
+		e.recorder.Warm(ctx, c)
+	}
+}

@@ -1,0 +1,123 @@
+package recall_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/recall-engine/recall"
+)
+
+// runtimeBackends lists the server processes of db's runtime connections.
+func runtimeBackends(t *testing.T, owner *pgxpool.Pool) map[int32]string {
+	t.Helper()
+	rows, err := owner.Query(context.Background(), `SELECT pid, usename FROM pg_stat_activity
+		WHERE datname = current_database() AND usename = 'recall_runtime'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int32]string{}
+	for rows.Next() {
+		var pid int32
+		var user string
+		if err := rows.Scan(&pid, &user); err != nil {
+			t.Fatal(err)
+		}
+		out[pid] = user
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCancelledRecallKeepsTheConnection: a recall whose deadline passes while its statement
+// waits on the server is cancelled on the server (it stops waiting at once, not when the
+// statement would have finished), the connection returns to the pool, and the next
+// recall, with a 50 ms deadline, succeeds on that same warm connection. Not parallel: the
+// 50 ms must not be spent waiting for other tests' work.
+func TestCancelledRecallKeepsTheConnection(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	e, err := recall.Open(ctx, b.db.URL("recall_runtime"), recall.Config{Embedder: b.emb, Now: func() time.Time { return now }},
+		recall.PoolOptions{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Recall(ctx, member, "crane inspection", 500, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := runtimeBackends(t, b.db.Owner)
+	if len(before) != 1 {
+		t.Fatalf("%d runtime connections, want the pool's one", len(before))
+	}
+
+	// Hold the memories so the next statement waits on the server until its deadline.
+	lock, err := b.db.Owner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx) //nolint:errcheck // released below
+	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = e.Recall(short, member, "crane inspection", 500, nil)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("recall under a held lock: %v, want the deadline", err)
+	}
+	// The server stopped the statement although the lock is still held.
+	after := runtimeBackends(t, b.db.Owner)
+	if !slices.Equal(sortedKeys(after), sortedKeys(before)) {
+		t.Fatalf("runtime connections %v, want the same one as before, %v", after, before)
+	}
+	var waiting int
+	if err := b.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity s USING (pid)
+		WHERE NOT l.granted AND s.datname = current_database() AND s.usename = 'recall_runtime'`).Scan(&waiting); err != nil {
+		t.Fatal(err)
+	}
+	if waiting != 0 {
+		t.Fatalf("%d lock waits of the runtime connection after the cancel: the statement still runs", waiting)
+	}
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	quick, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	p, err := e.Recall(quick, member, "who inspected the cranes", 500, nil)
+	if err != nil {
+		t.Fatalf("the recall after a cancelled one: %v", err)
+	}
+	if len(p.Items) == 0 {
+		t.Fatal("the recall after a cancelled one packed nothing")
+	}
+	if got := runtimeBackends(t, b.db.Owner); !slices.Equal(sortedKeys(got), sortedKeys(before)) {
+		t.Fatalf("runtime connections %v after, want %v", got, before)
+	}
+}
+
+func sortedKeys(m map[int32]string) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestOpenRefusesAPool: Open makes its own pool.
+func TestOpenRefusesAPool(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if _, err := recall.Open(context.Background(), b.db.URL("recall_runtime"), recall.Config{Pool: b.db.Runtime}, recall.PoolOptions{}); err == nil {
+		t.Fatal("Open with Config.Pool set: no error")
+	}
+}
