@@ -48,7 +48,7 @@ func TestSchemaFile(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"CREATE TABLE recall.memories", "CREATE POLICY memories_read", "sources_title_trgm_111_up_idx", "body: sql/lanes/title_probe.sql"} {
+	for _, want := range []string{"CREATE TABLE recall.memories", "CREATE POLICY memories_read", "sources_trgm_scopes_111_up_idx", "body: sql/lanes/title_probe.sql"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the schema lacks %q", want)
 		}

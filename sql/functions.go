@@ -83,6 +83,10 @@ var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
 		}
 		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`, Keep: strings.Join(keep, ", ")}
 	},
+	// gone names every band index of an earlier prefix, for drop_stale_bands to drop.
+	"gone": func(prefix string) bandIndexes {
+		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`}
+	},
 }).ParseFS(files, "functions.tmpl"))
 
 // Function returns function file name, rendered.

@@ -33,6 +33,8 @@
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.scope_key(text[]) RETURNS text LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
+-- FUNCTION recall.scope_tokens(text[],text[]) RETURNS text[] LANGUAGE sql IMMUTABLE
+--   body: sql/lanes/entity_probe.sql
 -- FUNCTION recall.sources_title_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/lexemes.sql
 -- FUNCTION recall.title_key(text) RETURNS text LANGUAGE sql IMMUTABLE
@@ -283,14 +285,15 @@ GRANT DELETE, INSERT, SELECT, UPDATE ON recall.summary_coverage TO recall_runtim
 CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned);
 CREATE INDEX bm25_postings_term_idx ON recall.bm25_postings USING btree (term);
 CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE (scopes, df, cdf);
+CREATE INDEX entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys)) WITH (fastupdate=off);
 CREATE INDEX entities_keys_idx ON recall.entities USING gin (keys) WITH (fastupdate=off);
 CREATE INDEX entities_lower_name_idx ON recall.entities USING btree (lower(name));
-CREATE INDEX entities_name_trgm_15_24_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 15) AND (cardinality(show_trgm(lower(name))) <= 24));
-CREATE INDEX entities_name_trgm_1_8_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) <= 8);
-CREATE INDEX entities_name_trgm_25_40_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 25) AND (cardinality(show_trgm(lower(name))) <= 40));
-CREATE INDEX entities_name_trgm_41_up_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) >= 41);
-CREATE INDEX entities_name_trgm_9_14_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 9) AND (cardinality(show_trgm(lower(name))) <= 14));
 CREATE INDEX entities_name_trgm_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off);
+CREATE INDEX entities_trgm_scopes_15_24_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 15) AND (cardinality(show_trgm(lower(name))) <= 24));
+CREATE INDEX entities_trgm_scopes_1_8_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) <= 8);
+CREATE INDEX entities_trgm_scopes_25_40_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 25) AND (cardinality(show_trgm(lower(name))) <= 40));
+CREATE INDEX entities_trgm_scopes_41_up_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) >= 41);
+CREATE INDEX entities_trgm_scopes_9_14_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 9) AND (cardinality(show_trgm(lower(name))) <= 14));
 CREATE INDEX memories_occurred_end_idx ON recall.memories USING btree (occurred_end) WHERE (occurred_end IS NOT NULL);
 CREATE INDEX memories_occurred_idx ON recall.memories USING btree (occurred_start, id);
 CREATE INDEX memories_scope_time_idx ON recall.memories USING btree (scope_key, occurred_start, id);
@@ -302,14 +305,14 @@ CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE 
 CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint));
 CREATE INDEX relations_memory_idx ON recall.relations USING btree (memory_id);
 CREATE INDEX relations_src_idx ON recall.relations USING btree (src_id) INCLUDE (dst_id, weight, scopes);
-CREATE INDEX sources_title_key_idx ON recall.sources USING btree (recall.title_key(title));
-CREATE INDEX sources_title_trgm_111_up_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(title))) >= 111);
-CREATE INDEX sources_title_trgm_15_24_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 15) AND (cardinality(show_trgm(lower(title))) <= 24));
-CREATE INDEX sources_title_trgm_1_8_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(title))) <= 8);
-CREATE INDEX sources_title_trgm_25_40_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 25) AND (cardinality(show_trgm(lower(title))) <= 40));
-CREATE INDEX sources_title_trgm_41_66_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 41) AND (cardinality(show_trgm(lower(title))) <= 66));
-CREATE INDEX sources_title_trgm_67_110_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 67) AND (cardinality(show_trgm(lower(title))) <= 110));
-CREATE INDEX sources_title_trgm_9_14_idx ON recall.sources USING gin (lower(title) gin_trgm_ops) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 9) AND (cardinality(show_trgm(lower(title))) <= 14));
+CREATE INDEX sources_title_tokens_idx ON recall.sources USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate=off);
+CREATE INDEX sources_trgm_scopes_111_up_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(title))) >= 111);
+CREATE INDEX sources_trgm_scopes_15_24_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 15) AND (cardinality(show_trgm(lower(title))) <= 24));
+CREATE INDEX sources_trgm_scopes_1_8_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(title))) <= 8);
+CREATE INDEX sources_trgm_scopes_25_40_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 25) AND (cardinality(show_trgm(lower(title))) <= 40));
+CREATE INDEX sources_trgm_scopes_41_66_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 41) AND (cardinality(show_trgm(lower(title))) <= 66));
+CREATE INDEX sources_trgm_scopes_67_110_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 67) AND (cardinality(show_trgm(lower(title))) <= 110));
+CREATE INDEX sources_trgm_scopes_9_14_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 9) AND (cardinality(show_trgm(lower(title))) <= 14));
 CREATE INDEX summary_coverage_memory_idx ON recall.summary_coverage USING btree (memory_id);
 
 -- Triggers

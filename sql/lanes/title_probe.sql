@@ -11,12 +11,18 @@
 -- list of bounds: sql/functions.go), and an n-gram probes only the parts its bound reaches.
 -- The query's words are computed once (a materialized CTE): pulled up into the n-gram loop,
 -- title_key's regexp ran for every n-gram.
+-- Every index the probe reads carries the scope set, as recall.probe_entities' do
+-- (sql/lanes/entity_probe.sql says why): a second GIN column of the trigram parts, and scope
+-- tokens of the title key for the exact branch.
 {{- range .TitleBands}}
-CREATE INDEX IF NOT EXISTS sources_title_trgm_{{.Name}}_idx ON recall.sources USING gin (lower(title) gin_trgm_ops)
+CREATE INDEX IF NOT EXISTS sources_trgm_scopes_{{.Name}}_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes)
   WITH (fastupdate = off) WHERE cardinality(show_trgm(lower(title))) {{.Pred}};
 {{- end}}
-{{template "drop_stale_bands" (bandIndexes "sources_title_trgm" .TitleBands)}}
-CREATE INDEX IF NOT EXISTS sources_title_key_idx ON recall.sources (recall.title_key(title));
+{{template "drop_stale_bands" (bandIndexes "sources_trgm_scopes" .TitleBands)}}
+{{template "drop_stale_bands" (gone "sources_title_trgm")}}
+DROP INDEX IF EXISTS recall.sources_title_key_idx;
+CREATE INDEX IF NOT EXISTS sources_title_tokens_idx ON recall.sources
+  USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate = off);
 
 CREATE OR REPLACE FUNCTION recall.probe_titles(query text, exact_words int, fuzzy_words int, floor float8)
 RETURNS TABLE (id bigint, sim float8, direct boolean)
@@ -42,7 +48,7 @@ BEGIN
     FROM grams g
     CROSS JOIN LATERAL (
       SELECT s.id FROM recall.sources s
-      WHERE recall.title_key(s.title) = g.g AND s.scopes && recall.read_scopes()
+      WHERE recall.scope_tokens(s.scopes, ARRAY[recall.title_key(s.title)]) && recall.scope_tokens(recall.read_scopes(), ARRAY[g.g])
       OFFSET 0
     ) p
     WHERE length(g.g) >= 3
