@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/access"
@@ -68,6 +72,60 @@ type Engine struct {
 // ErrUnsafeRole is returned by New when the pool's role bypasses row security.
 var ErrUnsafeRole = errors.New("recall: the pool's role bypasses row security; connect as recall_runtime")
 
+// ErrSchema is returned by New when the database lacks recall's schema, or holds another
+// version of it than this code's: apply the migrations (recall migrate up).
+var ErrSchema = errors.New("recall: the database's recall schema is missing or of another version")
+
+// connectError says which of the usual first failures err is.
+func connectError(err error) error {
+	var pe *pgconn.PgError
+	var ce *pgconn.ConnectError
+	switch {
+	case errors.As(err, &pe) && (pe.Code == "3F000" || pe.Code == "42P01"):
+		return fmt.Errorf("%w: %s (apply the migrations: recall migrate up)", ErrSchema, pe.Message)
+	case errors.As(err, &pe) && pe.Code == "3D000":
+		return fmt.Errorf("recall: no such database: %s", pe.Message)
+	case errors.As(err, &pe) && (pe.Code == "28P01" || pe.Code == "28000"):
+		return fmt.Errorf("recall: the server refused the role: %s", pe.Message)
+	case errors.As(err, &ce):
+		return fmt.Errorf("recall: cannot connect to the database: %w", err)
+	}
+	return fmt.Errorf("recall: checking the pool's role: %w", err)
+}
+
+// checkFunctions compares the database's recall functions with this code's function files
+// (pg_proc, which every role reads): a body missing or different means the migrations are
+// behind (or ahead of) this code.
+func checkFunctions(ctx context.Context, pool *pgxpool.Pool) error {
+	bodies, err := sqltext.FunctionBodies()
+	if err != nil {
+		return err
+	}
+	rows, err := pool.Query(ctx, `SELECT 'recall.' || p.proname, p.prosrc FROM pg_proc p WHERE p.pronamespace = 'recall'::regnamespace`)
+	if err != nil {
+		return connectError(err)
+	}
+	stored := map[string][]string{}
+	var name, src string
+	if _, err := pgx.ForEachRow(rows, []any{&name, &src}, func() error {
+		stored[name] = append(stored[name], src)
+		return nil
+	}); err != nil {
+		return connectError(err)
+	}
+	var differ []string
+	for _, b := range bodies {
+		if !slices.Contains(stored[b.Name], b.Body) {
+			differ = append(differ, b.Name)
+		}
+	}
+	if len(differ) > 0 {
+		return fmt.Errorf("%w: %s differ from this version's (the migrations are behind or ahead: recall migrate up)",
+			ErrSchema, strings.Join(slices.Compact(differ), ", "))
+	}
+	return nil
+}
+
 // New checks cfg and the pool's role and returns an Engine.
 func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Pool == nil {
@@ -76,10 +134,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	var unsafe bool
 	var role string
 	if err := cfg.Pool.QueryRow(ctx, sqltext.RoleCheck).Scan(&unsafe, &role); err != nil {
-		return nil, fmt.Errorf("recall: checking the pool's role (are the migrations applied?): %w", err)
+		return nil, connectError(err)
 	}
 	if unsafe {
 		return nil, fmt.Errorf("%w (connected as %s)", ErrUnsafeRole, role)
+	}
+	if err := checkFunctions(ctx, cfg.Pool); err != nil {
+		return nil, err
 	}
 	if cfg.AccessPool == nil {
 		cfg.AccessPool = cfg.Pool

@@ -35,6 +35,20 @@ type Pack struct {
 	Accessed int64 `json:"accessed"`
 }
 
+// nonNil makes the Pack's lists empty rather than nil, so that JSON says [] (a client need
+// not tell null from no items).
+func (p *Pack) nonNil() {
+	if p.Items == nil {
+		p.Items = []Item{}
+	}
+	if p.Omitted == nil {
+		p.Omitted = []Omitted{}
+	}
+	if p.Warnings == nil {
+		p.Warnings = []Warning{}
+	}
+}
+
 // IDs lists the external ids of the packed memories in the order the pack gives them.
 func (p *Pack) IDs() []string {
 	out := make([]string, len(p.Items))

@@ -3,13 +3,17 @@ package recall_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
 // runtimeBackends lists the server processes of db's runtime connections.
@@ -142,5 +146,60 @@ func TestOpenRefusesAPool(t *testing.T) {
 	b := setup(t)
 	if _, err := recall.Open(context.Background(), b.db.URL("recall_runtime"), recall.Config{Pool: b.db.Runtime}, recall.PoolOptions{}); err == nil {
 		t.Fatal("Open with Config.Pool set: no error")
+	}
+}
+
+// TestNewSaysWhatIsWrong: recall.New tells the usual first failures apart.
+func TestNewSaysWhatIsWrong(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	admin := testdb.AdminConfig(t)
+	pool := func(t *testing.T, url string) *pgxpool.Pool {
+		t.Helper()
+		p, err := pgxpool.New(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Close)
+		return p
+	}
+	free := func() int { // a loopback port nothing listens on
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port
+	}()
+	_, empty := testdb.NewEmpty(t)
+	emptyPool, err := testdb.NewPool(ctx, admin, "recall_runtime", empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emptyPool.Close)
+	// A migrated database whose function was changed by hand: migrations not applied since.
+	behind := testdb.New(t)
+	if _, err := behind.Owner.Exec(ctx, `CREATE OR REPLACE FUNCTION recall.scope_tokens(scopes text[], keys text[]) RETURNS text[]
+		LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT keys $$`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		pool *pgxpool.Pool
+		is   error
+		want string
+	}{
+		{"nothing listens", pool(t, fmt.Sprintf("postgres://recall_runtime@127.0.0.1:%d/x?sslmode=disable&connect_timeout=5", free)), nil, "cannot connect to the database"},
+		{"no such database", pool(t, fmt.Sprintf("postgres://recall_runtime@%s:%d/no_such_db_here?sslmode=disable", admin.Host, admin.Port)), nil, "no such database"},
+		{"no schema", emptyPool, recall.ErrSchema, "recall migrate up"},
+		{"functions behind", behind.Runtime, recall.ErrSchema, "recall.scope_tokens differ"},
+		{"owner role", behind.Owner, recall.ErrUnsafeRole, "bypasses row security"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := recall.New(ctx, recall.Config{Pool: tc.pool})
+			if err == nil || (tc.is != nil && !errors.Is(err, tc.is)) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want %v containing %q", err, tc.is, tc.want)
+			}
+		})
 	}
 }

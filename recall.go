@@ -92,6 +92,7 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 		}
 	}
 	r.pack.Timings.Total = time.Since(start)
+	r.pack.nonNil()
 	return r, nil
 }
 
