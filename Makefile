@@ -11,8 +11,9 @@ GOLANGCI_VERSION := v2.15.0
 BIN := $(CURDIR)/.bin
 
 .PHONY: help
-help: ## Show this help.
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[1m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+help: ## Show this help (target names in bold on a terminal).
+	@if [ -t 1 ]; then b=$$'\033[1m' n=$$'\033[0m'; else b= n=; fi; \
+	awk -v b="$$b" -v n="$$n" 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %s%-16s%s %s\n", b, $$1, n, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: setup
 setup: ## Install PostgreSQL 15, pg_trgm and pgvector where missing (apt; needs root).

@@ -2,7 +2,9 @@ package records_test
 
 import (
 	"errors"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,5 +129,17 @@ func TestSequencer(t *testing.T) {
 	}
 	if want := []int{1, 1, 2, 7, 8, 0, 0}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("positions %v, want %v", got, want)
+	}
+}
+
+// TestREADMEListsNativeFields: the README's list of native record fields is NativeFields.
+func TestREADMEListsNativeFields(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), records.NativeFields) {
+		t.Fatalf("README.md does not list the native fields as records.NativeFields has them:\n%s", records.NativeFields)
 	}
 }

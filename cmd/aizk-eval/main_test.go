@@ -144,8 +144,8 @@ func TestTraceNeverWarms(t *testing.T) {
 	}
 	user := recall.User{ID: "u", Read: []string{"default"}, Write: []string{"default"}}
 	if _, err := e.Write(ctx, user, recall.Batch{Memories: []recall.Memory{
-		{ID: "a", Text: "Nadia Okafor kept the boats in port during the storm."},
-		{ID: "b", Text: "The ferry to Gull Island was cancelled for two days."},
+		{ID: "standup-0114:1", Text: "Nadia Okafor kept the boats in port during the storm."},
+		{ID: "standup-0114:2", Text: "The ferry to Gull Island was cancelled for two days after the storm."},
 	}}); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestTraceNeverWarms(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"vector (", "bm25 (", "fused order", "packed 2 items", "timings ms"} {
+	for _, want := range []string{"vector (", "bm25 (", "fused order", "packed 2 items", "timings ms", "standup-0114:1 ", "standup-0114:2 "} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("trace lacks %q:\n%s", want, out)
 		}
@@ -230,5 +230,23 @@ func TestTuneReproduces(t *testing.T) {
 	again, _, code := run(t, url, "tune", "--dataset", toy, "--scope-field", "team", "--metric", "mrr@10", "--settings", out, "--out", out+".2")
 	if code != 0 || !strings.Contains(again, fmt.Sprintf("%.4f with the starting settings, %.4f fitted", after, after)) {
 		t.Fatalf("tune from its own fit: %s", again)
+	}
+}
+
+func TestClip(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 12, "short"},
+		{"standup-0114:1", 14, "standup-0114:1"},
+		{"conversation-0042:session-3:17", 12, "conve…n-3:17"},
+		{"ééééééééééééé", 5, "éé…éé"},
+	} {
+		if got := clip(tc.in, tc.n); got != tc.want || len([]rune(got)) > tc.n {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/cli"
@@ -171,7 +172,15 @@ func renderTrace(w io.Writer, tr *recall.Trace, top int) {
 	fmt.Fprintf(w, "statement: plan %s, dimension %d, fuzzy entities %v, %d candidates (K %d)\n\n",
 		tr.Shape.Plan, tr.Shape.Dim, tr.Shape.Fuzzy, len(tr.Candidates), tr.K)
 	lanes := tr.Shape.Plan.Lanes()
-	const colW = 26
+	// The id column fits the longest id shown, up to 40 characters; a longer id keeps its
+	// head and tail ("standup-0114:1" and ":2" differ at the end).
+	idW := 12
+	for _, l := range lanes {
+		for i := 0; i < top && i < len(tr.Lanes[l]); i++ {
+			idW = max(idW, min(40, utf8.RuneCountInString(tr.Candidates[tr.Lanes[l][i]].ExternalID)))
+		}
+	}
+	colW := idW + 14
 	for _, l := range lanes {
 		fmt.Fprintf(w, "%-*s", colW, fmt.Sprintf("%s (%d)", l, len(tr.Lanes[l])))
 	}
@@ -183,7 +192,7 @@ func renderTrace(w io.Writer, tr *recall.Trace, top int) {
 			cell := ""
 			if i < len(tr.Lanes[l]) {
 				c := tr.Candidates[tr.Lanes[l][i]]
-				cell = fmt.Sprintf("%2d %-12s %7.3f", i+1, clip(c.ExternalID, 12), c.Lanes[l].Score)
+				cell = fmt.Sprintf("%2d %-*s %7.3f", i+1, idW, clip(c.ExternalID, idW), c.Lanes[l].Score)
 				found = true
 			}
 			fmt.Fprintf(&row, "%-*s", colW, cell)
@@ -208,7 +217,7 @@ func renderTrace(w io.Writer, tr *recall.Trace, top int) {
 		if c.RerankScore != nil {
 			rr = fmt.Sprintf("%.3f", *c.RerankScore)
 		}
-		fmt.Fprintf(w, "%3d %-14s %.5f  %-40s %6s  merit %-3d %s\n", c.FusedRank, clip(c.ExternalID, 14), c.Score, strings.Join(ranks, " "), rr, c.MeritRank, c.Decision)
+		fmt.Fprintf(w, "%3d %-*s %.5f  %-40s %6s  merit %-3d %s\n", c.FusedRank, idW, clip(c.ExternalID, idW), c.Score, strings.Join(ranks, " "), rr, c.MeritRank, c.Decision)
 	}
 	fmt.Fprintf(w, "\npacked %d items, %d of %d tokens; omitted %d (%d tokens over budget)", len(p.Items), p.Used, p.Budget, len(p.Omitted), p.OmittedTokens)
 	if p.Empty != "" {
@@ -224,11 +233,15 @@ func renderTrace(w io.Writer, tr *recall.Trace, top int) {
 		ms(t.Embed), ms(t.Entities), ms(t.Statement), ms(t.Rerank), ms(t.Pack), ms(t.Total))
 }
 
+// clip shortens s to n characters by cutting its middle: ids differ at their ends as often
+// as at their starts.
 func clip(s string, n int) string {
-	if len(s) <= n {
+	r := []rune(s)
+	if len(r) <= n {
 		return s
 	}
-	return s[:n-1] + "…"
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // traceJSON is the trace as JSON: lanes by name, candidates with their fate.

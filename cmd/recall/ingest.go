@@ -22,15 +22,17 @@ import (
 func (m *Main) ingest(ctx context.Context, args []string) error {
 	fs := m.Flags("ingest")
 	scope := fs.String("scope", "default", "scope the rows belong to")
-	format := fs.String("format", "auto", "auto, native, beir or turns (see below)")
+	format := fs.String("format", "auto", "auto, native, beir or turns (auto: each line's keys say which)")
 	batch := fs.Int("batch", 500, "memories per transaction")
 	noExtract := fs.Bool("no-extract", false, "do not extract entity names from texts")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall ingest FILE... [flags]\n\n"+
 			"Reads JSONL: native records ({\"type\": \"source\"|\"memory\"|\"entity\"|\"relation\", ...}),\n"+
 			"a BEIR corpus ({\"_id\", \"title\", \"text\", \"metadata\"}) or conversation turns\n"+
-			"({\"speaker\", \"text\", \"date\"|\"time\"|\"timestamp\", \"conversation\"?, \"id\"?}). Each batch is\n"+
-			"one transaction: a malformed line stops the ingest at that batch, with file:line.\n\nflags:")
+			"({\"speaker\", \"text\", \"date\"|\"time\"|\"timestamp\", \"conversation\"?, \"session\"?, \"position\"?,\n"+
+			"\"id\"?, \"metadata\"?}). Each batch is one transaction: a malformed line stops the ingest at\n"+
+			"that batch, with file:line.\n\n"+
+			"Native record fields, by type (times: RFC 3339, YYYY-MM-DD[ HH:MM[:SS]], \"1:56 pm on 8 May, 2023\"):\n\n"+records.NativeFields+"\n\nflags:")
 		fs.PrintDefaults()
 	}
 	files, err := cli.Parse(fs, args)
@@ -81,7 +83,10 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stderr, "vector index built in %v\n", time.Since(t).Round(time.Millisecond))
 	}
 	if ingestErr != nil {
-		fmt.Fprintf(m.Stdout, "%s (stopped at the error below)\n", total.String(time.Since(start)))
+		// What landed before the error is committed: say so, when anything did.
+		if total.res.Sources+total.res.Memories+total.res.Entities > 0 {
+			fmt.Fprintf(m.Stdout, "%s (stopped at the error below)\n", total.String(time.Since(start)))
+		}
 		return ingestErr
 	}
 	fmt.Fprintln(m.Stdout, total.String(time.Since(start)))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/cli"
 
 	"github.com/recall-engine/recall/internal/testkit/testdb"
@@ -134,6 +135,10 @@ func TestIngestRejectsMalformedLines(t *testing.T) {
 			if !strings.Contains(c.err.String(), tc.want) {
 				t.Fatalf("stderr %q, want %q", c.err.String(), tc.want)
 			}
+			// Nothing landed, so no summary of what did; the library's prefix is not repeated.
+			if strings.Contains(c.out.String(), "ingested") || strings.Contains(c.err.String(), "recall: ") {
+				t.Fatalf("stdout %q, stderr %q", c.out.String(), c.err.String())
+			}
 			// The failed batch wrote nothing, the good line before it included.
 			if n := c.count(`SELECT count(*) FROM recall.memories`); n != 0 {
 				t.Fatalf("%d memories written", n)
@@ -152,6 +157,24 @@ func TestIngestAcceptsBOM(t *testing.T) {
 	}
 	if n := c.count(`SELECT count(*) FROM recall.memories WHERE external_id = 'a' AND text = 'café crème'`); n != 1 {
 		t.Fatalf("%d memories as written", n)
+	}
+}
+
+// TestIngestHelp: the help lists what it promises, the native record's fields.
+func TestIngestHelp(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	m := &Main{cli.Env{Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}}
+	if code := m.Run(context.Background(), []string{"ingest", "--help"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"memory:   id, source, kind", "relation: from, to", "-format string"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Fatalf("help lacks %q:\n%s", want, errOut.String())
+		}
+	}
+	if strings.Contains(errOut.String(), "see below") {
+		t.Fatalf("help points at nothing:\n%s", errOut.String())
 	}
 }
 
@@ -195,5 +218,94 @@ func TestDemo(t *testing.T) {
 	}
 	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{demo}'`); n != 300 {
 		t.Fatalf("%d demo memories", n)
+	}
+}
+
+// TestQueryMessages: errors name what the user typed without the library's prefix repeated,
+// and --json writes empty lists as [].
+func TestQueryMessages(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if code := c.run("query", " ", "--scope", "team"); code != 1 || c.err.String() != "recall query: query: empty\n" {
+		t.Fatalf("empty query: exit %d, stderr %q", code, c.err.String())
+	}
+	if code := c.run("query", "ferry", "--scope", "no spaces"); code != 2 || !strings.HasPrefix(c.err.String(), "recall query: usage: --scope: ") {
+		t.Fatalf("bad scope: exit %d, stderr %q", code, c.err.String())
+	}
+	if code := c.run("query", "ferry", "--scope", "nobody", "--json"); code != 0 {
+		t.Fatalf("empty scope: exit %d, stderr %q", code, c.err.String())
+	}
+	for _, want := range []string{`"items": []`, `"omitted": []`, `"warnings": []`} {
+		if !strings.Contains(c.out.String(), want) {
+			t.Fatalf("--json lacks %s: %s", want, c.out.String())
+		}
+	}
+	if want := "note: scope nobody holds no memories, and the database holds none"; !strings.Contains(c.err.String(), want) {
+		t.Fatalf("stderr %q, want %q", c.err.String(), want)
+	}
+	// A scope with no data, a mistyped one and none at all are told apart from a scope whose
+	// memories do not match.
+	if code := c.run("ingest", writeFile(t, "m.jsonl", `{"type": "memory", "id": "a", "text": "the ferry left late"}`+"\n"), "--scope", "team"); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, c.err.String())
+	}
+	for _, tc := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"--scope", "taem"}, "note: scope taem holds no memories; scopes with memories: team\n"},
+		{nil, `note: no --scope given, so scope "default" was read; it holds no memories; scopes with memories: team` + "\n"},
+		{[]string{"--scope", "team"}, ""},
+		{[]string{"--scope", "team", "--budget", "1"}, ""},
+	} {
+		if code := c.run(append([]string{"query", "zebra crossing"}, tc.args...)...); code != 0 || c.err.String() != tc.note {
+			t.Fatalf("%v: exit %d, stderr %q, want %q", tc.args, code, c.err.String(), tc.note)
+		}
+	}
+	// The headline counts in words a person reads, and scores are on a stated scale.
+	if code := c.run("query", "ferry", "--scope", "team"); code != 0 ||
+		!strings.HasPrefix(c.out.String(), `"ferry": 1 item in `) || !strings.Contains(c.out.String(), "(score 1.00 of the best)") {
+		t.Fatalf("exit %d: %s", code, c.out.String())
+	}
+}
+
+// TestDBStatusStopped: "recall db status" says stopped and exits 3 when no server runs (as
+// pg_ctl status does), so a script can tell.
+func TestDBStatusStopped(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	var out, errOut bytes.Buffer
+	m := &Main{cli.Env{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string {
+		if k == "RECALL_HOME" {
+			return home
+		}
+		return ""
+	}}}
+	if code := m.Run(context.Background(), []string{"db", "status"}); code != 3 || out.String() != "stopped\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}
+
+// TestDBURLRuntime: "recall db url --runtime" prints the URL the library takes, and the
+// library accepts it; --owner prints the owner's.
+func TestDBURLRuntime(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if code := c.run("db", "url", "--runtime"); code != 0 {
+		t.Fatalf("exit %d: %s", code, c.err.String())
+	}
+	url := strings.TrimSpace(c.out.String())
+	if !strings.Contains(url, "recall_runtime@") {
+		t.Fatalf("runtime URL %q", url)
+	}
+	e, err := recall.Open(context.Background(), url, recall.Config{}, recall.PoolOptions{MaxConns: 1})
+	if err != nil {
+		t.Fatalf("recall.Open on %s: %v", url, err)
+	}
+	e.Close()
+	if code := c.run("db", "url", "--owner"); code != 0 || !strings.Contains(c.out.String(), "recall_owner@") {
+		t.Fatalf("owner URL: exit %d, %q", code, c.out.String())
+	}
+	if code := c.run("db", "status", "--runtime"); code != 2 {
+		t.Fatalf("--runtime with status: exit %d, want 2", code)
 	}
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall/internal/command/cli"
 
@@ -51,7 +54,8 @@ func (m *Main) query(ctx context.Context, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: want one quoted question", cli.ErrUsage)
 	}
-	if len(scopes) == 0 {
+	defaulted := len(scopes) == 0
+	if defaulted {
 		scopes = scopesFlag{"default"}
 	}
 	c, err := m.Connect(ctx, true)
@@ -66,7 +70,10 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	user := recall.User{ID: "cli", Read: scopes, Write: scopes, Label: *label}
 	p, err := e.Recall(ctx, user, pos[0], *budget, nil)
 	if err != nil {
-		return err
+		return flagError(err)
+	}
+	if len(p.Items) == 0 {
+		m.noteEmptyScopes(ctx, c, scopes, defaulted)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(m.Stdout)
@@ -80,11 +87,15 @@ func (m *Main) query(ctx context.Context, args []string) error {
 // printPack writes a pack for a person: items with where they come from and which lanes
 // found them, then what was left out, warnings and timings.
 func printPack(w io.Writer, p *recall.Pack) {
-	fmt.Fprintf(w, "%q: %d items, %d of %d tokens", p.Query, len(p.Items), p.Used, p.Budget)
+	fmt.Fprintf(w, "%q: %s in %d of %d tokens", p.Query, plural(len(p.Items), "item"), p.Used, p.Budget)
 	if len(p.Omitted) > 0 {
-		fmt.Fprintf(w, ", %d more over budget (%d tokens)", len(p.Omitted), p.OmittedTokens)
+		fmt.Fprintf(w, "; %s did not fit (%d tokens more)", plural(len(p.Omitted), "more candidate"), p.OmittedTokens)
 	}
 	fmt.Fprintln(w)
+	best := 0.0
+	for _, it := range p.Items {
+		best = max(best, it.Score)
+	}
 	if p.Empty != "" {
 		fmt.Fprintf(w, "  (empty: %s)\n", p.Empty)
 	}
@@ -105,7 +116,11 @@ func printPack(w io.Writer, p *recall.Pack) {
 			meta = append(meta, strings.Join(it.Entities, ", "))
 		}
 		meta = append(meta, "id "+it.ExternalID)
-		fmt.Fprintf(w, "    %s\n    found by %s (score %.4f)\n", strings.Join(meta, " · "), it.Provenance(), it.Score)
+		rel := 0.0
+		if best > 0 {
+			rel = it.Score / best
+		}
+		fmt.Fprintf(w, "    %s\n    found by %s (score %.2f of the best)\n", strings.Join(meta, " · "), it.Provenance(), rel)
 	}
 	a := p.Abstain
 	if a.Any() {
@@ -118,4 +133,60 @@ func printPack(w io.Writer, p *recall.Pack) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	fmt.Fprintf(w, "  time %s: embed %s, statement %s, rerank %s, pack %s, access %s\n",
 		ms(t.Total), ms(t.Embed), ms(t.Statement), ms(t.Rerank), ms(t.Pack), ms(t.Access))
+}
+
+// flagError names the flag the user typed in an input error about what the flag set: a bad
+// --scope is the user's read scopes to the library, a bad --label its label.
+func flagError(err error) error {
+	var ie *recall.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	for prefix, flag := range map[string]string{"user.read_scopes": "--scope", "user.write_scopes": "--scope", "user.label": "--label", "budget": "--budget"} {
+		if strings.HasPrefix(ie.Field, prefix) {
+			return fmt.Errorf("%w: %s: %s", cli.ErrUsage, flag, strings.TrimPrefix(ie.Error(), "recall: "+ie.Field+": "))
+		}
+	}
+	return err
+}
+
+// noteEmptyScopes tells the user, on stderr, when the scopes read hold no memories at all
+// (a mistyped scope, or no --scope and nothing in "default"), with the scopes that do. The
+// command runs as the owner, who sees every scope; the pack itself stays as it is.
+func (m *Main) noteEmptyScopes(ctx context.Context, c *cli.Conn, scopes []string, defaulted bool) {
+	var n int
+	if err := c.Owner.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM recall.memories WHERE scopes && $1::text[] LIMIT 1) x`, scopes).Scan(&n); err != nil || n > 0 {
+		return
+	}
+	rows, err := c.Owner.Query(ctx, `SELECT s FROM (SELECT DISTINCT unnest(scopes) AS s FROM recall.memories) x ORDER BY s LIMIT 21`)
+	if err != nil {
+		return
+	}
+	known, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return
+	}
+	which := fmt.Sprintf("scope %s holds", strings.Join(scopes, ", "))
+	if len(scopes) > 1 {
+		which = fmt.Sprintf("scopes %s hold", strings.Join(scopes, ", "))
+	}
+	if defaulted {
+		which = `no --scope given, so scope "default" was read; it holds`
+	}
+	switch {
+	case len(known) == 0:
+		fmt.Fprintf(m.Stderr, "note: %s no memories, and the database holds none (recall ingest writes some)\n", which)
+	case len(known) > 20:
+		fmt.Fprintf(m.Stderr, "note: %s no memories; scopes with memories include %s, ...\n", which, strings.Join(known[:20], ", "))
+	default:
+		fmt.Fprintf(m.Stderr, "note: %s no memories; scopes with memories: %s\n", which, strings.Join(known, ", "))
+	}
+}
+
+// plural is "1 item", "2 items".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

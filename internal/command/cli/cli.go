@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // Env is a command's outputs and environment, so tests can run commands in-process.
@@ -26,6 +27,12 @@ type Command struct {
 
 // ErrUsage marks an error in the command line (exit status 2).
 var ErrUsage = errors.New("usage")
+
+// ExitStatus ends a command with Code and no further message: the command has said what
+// there is to say ("recall db status" prints "stopped" and exits 3).
+type ExitStatus struct{ Code int }
+
+func (e *ExitStatus) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
 // Run dispatches args to a subcommand of prog and returns the exit status: 0, 1 for a
 // failure, 2 for a usage error.
@@ -44,16 +51,26 @@ func Run(ctx context.Context, env Env, prog string, cmds map[string]Command, arg
 		return 2
 	}
 	err := c.Run(ctx, args[1:])
+	var status *ExitStatus
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &status):
+		return status.Code
 	case errors.Is(err, ErrUsage):
-		fmt.Fprintf(env.Stderr, "%s %s: %v\n", prog, args[0], err)
+		fmt.Fprintf(env.Stderr, "%s %s: %s\n", prog, args[0], Message(err))
 		return 2
 	default:
-		fmt.Fprintf(env.Stderr, "%s %s: %v\n", prog, args[0], err)
+		fmt.Fprintf(env.Stderr, "%s %s: %s\n", prog, args[0], Message(err))
 		return 1
 	}
+}
+
+// Message is err's text for a line that already starts with the command's name: the
+// library's own "recall: " prefixes say nothing more there ("recall query: recall: query:
+// empty" reads "recall query: query: empty").
+func Message(err error) string {
+	return strings.ReplaceAll(err.Error(), "recall: ", "")
 }
 
 func usage(env Env, prog string, cmds map[string]Command) {

@@ -81,9 +81,10 @@ func (env Env) DBScript(ctx context.Context, verb string) (string, error) {
 // Conn is an open database: the owner's pool for migrations and maintenance, the runtime
 // role's for the engine.
 type Conn struct {
-	OwnerURL string
-	Owner    *pgxpool.Pool
-	Runtime  *pgxpool.Pool
+	OwnerURL   string // the owner's: migrations and maintenance
+	RuntimeURL string // the runtime role's: what recall.Open and recall.New take
+	Owner      *pgxpool.Pool
+	Runtime    *pgxpool.Pool
 }
 
 // Close closes both pools.
@@ -129,6 +130,7 @@ func (env Env) ConnectDatabase(ctx context.Context, name string, migrate bool) (
 		u.User = url.User("recall_runtime")
 		runtimeURL = u.String()
 	}
+	c.RuntimeURL = runtimeURL
 	if c.Owner, err = Pool(ctx, ownerURL); err != nil {
 		return nil, err
 	}
