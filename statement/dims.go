@@ -42,11 +42,15 @@ type Querier interface {
 // Stored lists the stored dimensions, sorted: from the last listing when it is under 10 s
 // old, unless refresh is set.
 func (d *Dims) Stored(ctx context.Context, pool Querier, refresh bool) ([]int, error) {
+	// The lock is not held over the query: the query may wait for a pool connection whose
+	// making (recall.Open's warm-up) asks for the dimensions too.
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if !refresh && !d.read.IsZero() && time.Since(d.read) < 10*time.Second {
-		return d.dims, nil
+		dims := d.dims
+		d.mu.Unlock()
+		return dims, nil
 	}
+	d.mu.Unlock()
 	q, args, err := sq.Select("indexname").From("pg_indexes").
 		Where(sq.Eq{"schemaname": "recall"}).
 		Where(sq.Like{"indexname": `memories\_embedding\_%\_hnsw`}).
@@ -73,7 +77,9 @@ func (d *Dims) Stored(ctx context.Context, pool Querier, refresh bool) ([]int, e
 		return nil, fmt.Errorf("recall: listing stored embedding dimensions: %w", err)
 	}
 	slices.Sort(dims)
+	d.mu.Lock()
 	d.dims, d.read = dims, time.Now()
+	d.mu.Unlock()
 	return dims, nil
 }
 
