@@ -88,6 +88,21 @@ func Up(ctx context.Context, db *sql.DB) (Result, error) {
 	return Result{Migrations: res, Functions: fns}, err
 }
 
+// Current reports whether db needs nothing from Up: no migration pending and no function file
+// changed since it was applied. It takes no lock and writes nothing (a command's fast path).
+func Current(ctx context.Context, db *sql.DB) (bool, error) {
+	p, err := NewProvider(db)
+	if err != nil {
+		return false, err
+	}
+	pending, err := p.HasPending(ctx)
+	if err != nil || pending {
+		return false, err
+	}
+	drift, err := check(ctx, db)
+	return err == nil && len(drift) == 0, err
+}
+
 // Hash returns a hex SHA-256 over the names and contents of all migrations and the rendered
 // function files. Two databases migrated from the same hash have the same schema; the test
 // harness keys templates on it.
