@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"testing"
 	"time"
 
@@ -24,16 +23,10 @@ import (
 
 // benchEngine returns an engine over the synthetic corpus of RECALL_BENCH_N memories
 // (default 100,000) embedded by the built-in hashing embedder, generated once per server
-// and kept (testdb.Persistent).
-func benchEngine(b *testing.B, rr rerank.Reranker) (*recall.Engine, *synth.Corpus) {
+// and kept (testdb.Persistent), with that database.
+func benchEngine(b *testing.B, rr rerank.Reranker) (*recall.Engine, *synth.Corpus, *testdb.DB) {
 	b.Helper()
-	n := 100000
-	if v := os.Getenv("RECALL_BENCH_N"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1000 {
-			b.Fatalf("RECALL_BENCH_N=%q: want an integer >= 1000", v)
-		}
-	}
+	n := envInt(b, "RECALL_BENCH_N", 100000, 1000)
 	emb, err := embed.NewHashing(0)
 	if err != nil {
 		b.Fatal(err)
@@ -54,12 +47,8 @@ func benchEngine(b *testing.B, rr rerank.Reranker) (*recall.Engine, *synth.Corpu
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchDB = db
-	return e, c
+	return e, c, db
 }
-
-// benchDB is the database of the last benchEngine.
-var benchDB *testdb.DB
 
 func benchNow() time.Time { return synth.Base.Add(2 * 365 * 24 * time.Hour) }
 
@@ -70,8 +59,7 @@ func benchNow() time.Time { return synth.Base.Add(2 * 365 * 24 * time.Hour) }
 // types registered); "open" is recall.Open's, which warms each connection it makes.
 // Reports medians: first_ms, warm_ms, and first_over_warm, their ratio.
 func BenchmarkFirstRecall(b *testing.B) {
-	_, c := benchEngine(b, nil)
-	db := benchDB
+	_, c, db := benchEngine(b, nil)
 	ctx := context.Background()
 	user := recall.User{ID: "bench", Read: []string{synth.BigScope}, Write: []string{synth.BigScope}}
 	arms := []struct {
@@ -176,7 +164,7 @@ func runRecalls(b *testing.B, e *recall.Engine, c *synth.Corpus) {
 // BenchmarkRecall: Recall end to end (embed, statement, merit order, budget walk, access
 // recording) with the built-in embedder and no reranker.
 func BenchmarkRecall(b *testing.B) {
-	e, c := benchEngine(b, nil)
+	e, c, _ := benchEngine(b, nil)
 	runRecalls(b, e, c)
 }
 
@@ -195,7 +183,7 @@ func BenchmarkRecallRerank(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, c := benchEngine(b, ce)
+		e, c, _ := benchEngine(b, ce)
 		b.Run("backend="+string(backend), func(b *testing.B) { runRecalls(b, e, c) })
 		_ = ce.Close()
 	}
@@ -207,22 +195,11 @@ func BenchmarkRecallRerank(b *testing.B) {
 // first load; the build is counted), for RECALL_BENCH_INGEST_N memories (default 100,000);
 // "incremental" maintains it row by row, for RECALL_BENCH_INGEST_INCR_N (default 20,000).
 func BenchmarkIngest(b *testing.B) {
-	env := func(name string, def int) int {
-		v := os.Getenv(name)
-		if v == "" {
-			return def
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 500 {
-			b.Fatalf("%s=%q: want an integer >= 500", name, v)
-		}
-		return n
-	}
 	for _, arm := range []struct {
 		name     string
 		n        int
 		deferIdx bool
-	}{{"bulk", env("RECALL_BENCH_INGEST_N", 100000), true}, {"incremental", env("RECALL_BENCH_INGEST_INCR_N", 20000), false}} {
+	}{{"bulk", envInt(b, "RECALL_BENCH_INGEST_N", 100000, 500), true}, {"incremental", envInt(b, "RECALL_BENCH_INGEST_INCR_N", 20000, 500), false}} {
 		b.Run(fmt.Sprintf("%s/n=%d", arm.name, arm.n), func(b *testing.B) {
 			c := synth.New(synth.Config{N: arm.n})
 			ctx := context.Background()

@@ -59,13 +59,10 @@ func conversation(t *testing.T, e *recall.Engine, seed uint64, sessions, per int
 	return out
 }
 
-// TestContextRuns: a pack gives each of the best ContextHits candidates with a place the
-// neighbour it needs, as a run in place order: after a question the next turn when someone
-// else said it, before a reply of at most ContextShort words the turn it answers, each memory
-// once. Checked against the rule computed in Go from the turns, over several questions and
-// budgets; Trace.Reorder with the recall's settings gives the pack's order.
-func TestContextRuns(t *testing.T) {
-	t.Parallel()
+// conversationEngine is an engine on a fresh database with a small hashing embedder and no
+// access recording.
+func conversationEngine(t *testing.T) (*testdb.DB, *recall.Engine) {
+	t.Helper()
 	db := testdb.New(t)
 	emb, err := embed.NewHashing(64)
 	if err != nil {
@@ -75,6 +72,17 @@ func TestContextRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, e
+}
+
+// TestContextRuns: a pack gives each of the best ContextHits candidates with a place the
+// neighbour it needs, as a run in place order: after a question the next turn when someone
+// else said it, before a reply of at most ContextShort words the turn it answers, each memory
+// once. Checked against the rule computed in Go from the turns, over several questions and
+// budgets; Trace.Reorder with the recall's settings gives the pack's order.
+func TestContextRuns(t *testing.T) {
+	t.Parallel()
+	_, e := conversationEngine(t)
 	turns := conversation(t, e, 7, 4, 12)
 	byID := map[string]turn{}
 	at := map[[2]any]turn{}
@@ -178,15 +186,7 @@ func TestContextRuns(t *testing.T) {
 // unless a lane ranks them at least CutRank; the pack counts them, and Reorder agrees.
 func TestRelativeCut(t *testing.T) {
 	t.Parallel()
-	db := testdb.New(t)
-	emb, err := embed.NewHashing(64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := recall.New(context.Background(), recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, e := conversationEngine(t)
 	conversation(t, e, 8, 3, 15)
 	ctx := context.Background()
 	s := e.Settings()
@@ -225,14 +225,9 @@ func TestRelativeCut(t *testing.T) {
 // scope set has links to its person, in texts and in questions, unless blocked.
 func TestSpeakersAndAliases(t *testing.T) {
 	t.Parallel()
-	db := testdb.New(t)
-	emb, _ := embed.NewHashing(64)
-	e, err := recall.New(context.Background(), recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, e := conversationEngine(t)
 	ctx := context.Background()
-	_, err = e.Write(ctx, member, recall.Batch{
+	_, err := e.Write(ctx, member, recall.Batch{
 		Sources:  []recall.Source{{ID: "chat"}},
 		Entities: []recall.Entity{{ID: "kb", Name: "Kofi Boateng", Kind: "person", BlockedAliases: []string{"Boateng"}}},
 		Memories: []recall.Memory{

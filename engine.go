@@ -59,14 +59,13 @@ type Config struct {
 
 // Engine answers recalls. It is safe for concurrent use; build one per database.
 type Engine struct {
-	cfg        Config
-	settings   atomic.Pointer[statement.Settings]
-	cache      statement.Cache
-	dims       statement.Dims
-	recorder   *access.Recorder
-	writer     *write.Writer
-	ownPool    *pgxpool.Pool // the pool Open made, closed by Close
-	warmScopes []string
+	cfg      Config
+	settings atomic.Pointer[statement.Settings]
+	cache    statement.Cache
+	dims     statement.Dims
+	recorder *access.Recorder
+	writer   *write.Writer
+	ownPool  *pgxpool.Pool // the pool Open made, closed by Close
 }
 
 // ErrUnsafeRole is returned by New when the pool's role bypasses row security.
@@ -97,11 +96,7 @@ func connectError(err error) error {
 // (pg_proc, which every role reads): a body missing or different means the migrations are
 // behind (or ahead of) this code.
 func checkFunctions(ctx context.Context, pool *pgxpool.Pool) error {
-	bodies, err := sqltext.FunctionBodies()
-	if err != nil {
-		return err
-	}
-	rows, err := pool.Query(ctx, `SELECT 'recall.' || p.proname, p.prosrc FROM pg_proc p WHERE p.pronamespace = 'recall'::regnamespace`)
+	rows, err := pool.Query(ctx, sqltext.StoredFunctions)
 	if err != nil {
 		return connectError(err)
 	}
@@ -113,17 +108,16 @@ func checkFunctions(ctx context.Context, pool *pgxpool.Pool) error {
 	}); err != nil {
 		return connectError(err)
 	}
-	var differ []string
-	for _, b := range bodies {
-		if !slices.Contains(stored[b.Name], b.Body) {
-			differ = append(differ, b.Name)
-		}
+	stale, err := sqltext.StaleFunctions(stored)
+	if err != nil || len(stale) == 0 {
+		return err
 	}
-	if len(differ) > 0 {
-		return fmt.Errorf("%w: %s differ from this version's (the migrations are behind or ahead: recall migrate up)",
-			ErrSchema, strings.Join(slices.Compact(differ), ", "))
+	names := make([]string, len(stale))
+	for i, b := range stale {
+		names[i] = b.Name
 	}
-	return nil
+	return fmt.Errorf("%w: %s differ from this version's (the migrations are behind or ahead: recall migrate up)",
+		ErrSchema, strings.Join(slices.Compact(names), ", "))
 }
 
 // New checks cfg and the pool's role and returns an Engine.

@@ -17,16 +17,16 @@ import (
 	"github.com/recall-engine/recall"
 )
 
-// envInt reads a test knob, def when unset.
-func envInt(t *testing.T, name string, def int) int {
-	t.Helper()
+// envInt reads an integer test knob of at least least, def when unset.
+func envInt(tb testing.TB, name string, def, least int) int {
+	tb.Helper()
 	v := os.Getenv(name)
 	if v == "" {
 		return def
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		t.Fatalf("%s=%q: want a positive integer", name, v)
+	if err != nil || n < least {
+		tb.Fatalf("%s=%q: want an integer >= %d", name, v, least)
 	}
 	return n
 }
@@ -39,8 +39,8 @@ func envInt(t *testing.T, name string, def int) int {
 // RECALL_RLS_SEED picks another world, RECALL_RLS_N more calls (default 40).
 func TestNothingLeaksAcrossScopes(t *testing.T) {
 	t.Parallel()
-	seed := envInt(t, "RECALL_RLS_SEED", 1)
-	calls := envInt(t, "RECALL_RLS_N", 40)
+	seed := envInt(t, "RECALL_RLS_SEED", 1, 1)
+	calls := envInt(t, "RECALL_RLS_N", 40, 1)
 	r := rand.New(rand.NewPCG(uint64(seed), 19))
 	db, e := newWriteEngine(t)
 	ctx := context.Background()

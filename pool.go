@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,7 +28,6 @@ type PoolOptions struct {
 	// CancelGrace is how long a cancelled query may take to stop on the server after the
 	// cancel request before its connection is closed instead (0: 2 s).
 	CancelGrace time.Duration
-	WarmScopes  []string
 }
 
 // PoolConfig returns a pgxpool configuration for url that suits recall:
@@ -52,7 +50,11 @@ func PoolConfig(url string, o PoolOptions) (*pgxpool.Config, error) {
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	}
-	cfg.MinConns = min(cmpOr(o.MinConns, 2), cfg.MaxConns)
+	minConns := o.MinConns
+	if minConns <= 0 {
+		minConns = 2
+	}
+	cfg.MinConns = min(minConns, cfg.MaxConns)
 	grace := o.CancelGrace
 	if grace <= 0 {
 		grace = 2 * time.Second
@@ -62,13 +64,6 @@ func PoolConfig(url string, o PoolOptions) (*pgxpool.Config, error) {
 	}
 	cfg.AfterConnect = pgxvec.RegisterTypes
 	return cfg, nil
-}
-
-func cmpOr(v, def int32) int32 {
-	if v > 0 {
-		return v
-	}
-	return def
 }
 
 // Open connects to url (as the runtime role) with PoolConfig's pool and returns an Engine on
@@ -105,7 +100,6 @@ func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, 
 		return nil, err
 	}
 	e.ownPool = pool
-	e.warmScopes = o.WarmScopes
 	ready.Store(e)
 	e.Warm(ctx) // the connections made before the engine existed
 	return e, nil
@@ -166,19 +160,24 @@ func (e *Engine) warmConn(ctx context.Context, c *pgx.Conn) {
 	q := statement.Query{Text: warmQuery, Raw: warmQuery, Vector: vs[0], Mentions: statement.Mentions(warmQuery),
 		WindowStart: now.AddDate(0, -1, 0), WindowEnd: now}
 	s := e.Settings()
-	if _, err := statement.Run(ctx, c, statement.Scopes{Read: append([]string{}, e.warmScopes...)}, st, q, s); err != nil {
+	if _, err := statement.Run(ctx, c, statement.Scopes{Read: []string{}}, st, q, s); err != nil {
 		return
 	}
 	// A caller who sees nothing leaves the lanes' probes and the HNSW scan unread (their
 	// CTEs are never pulled), so run them directly, still as a caller who sees nothing: the
 	// probes' queries are planned once per session, and the first HNSW scan of a session is
-	// slow. Without iterative scans the HNSW walk stops after ef_search candidates, however
-	// many rows row security hides; it runs only where the index exists (else it would scan).
+	// slow. They run with a recall's session settings but iterative scans off: the HNSW walk
+	// then stops after ef_search candidates, however many rows row security hides; it runs
+	// only where the index exists (else it would scan).
 	dims, _ := e.dims.Stored(ctx, c, false) // on c: the pool may have no other connection free
+	settings := s.Session()
+	for i := range settings {
+		if settings[i].Name == "hnsw.iterative_scan" {
+			settings[i].Value = "off"
+		}
+	}
 	_ = pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-		err := scope.Apply(ctx, tx, nil, nil, scope.Setting{Name: "hnsw.ef_search", Value: strconv.Itoa(max(s.EfSearch, s.VectorK))},
-			scope.Setting{Name: "hnsw.iterative_scan", Value: "off"})
-		if err != nil {
+		if err := scope.Apply(ctx, tx, nil, nil, settings...); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT (SELECT count(*) FROM recall.probe_entities($1::text[], true, $2::float8)),

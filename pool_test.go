@@ -60,14 +60,17 @@ func TestCancelledRecallKeepsTheConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	// A warm recall's time on this machine now, the median of three.
+	// A warm recall's time on this machine now: the slowest of four after a first (the
+	// suite's other packages load the machine in bursts).
 	var warm []time.Duration
-	for range 3 {
+	for i := range 5 {
 		p, err := e.Recall(ctx, member, "crane inspection", 500, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		warm = append(warm, p.Timings.Total)
+		if i > 0 {
+			warm = append(warm, p.Timings.Total)
+		}
 	}
 	slices.Sort(warm)
 	before := runtimeBackends(t, b.db.Owner)
@@ -108,17 +111,17 @@ func TestCancelledRecallKeepsTheConnection(t *testing.T) {
 	}
 
 	// 50 ms; on a machine so loaded (the full suite runs packages side by side) that a warm
-	// recall takes over 12.5 ms, four warm recalls. A connection lost to the cancel would
-	// show above; a cold one costs four warm recalls and more (BenchmarkFirstRecall).
-	bound := max(50*time.Millisecond, 4*warm[1])
+	// recall takes over 12.5 ms, four of the slowest warm recall. A connection lost to the
+	// cancel shows above; a cold one costs four warm recalls and more (BenchmarkFirstRecall).
+	bound := max(50*time.Millisecond, 4*warm[len(warm)-1])
 	quick, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	start := time.Now()
 	p, err := e.Recall(quick, member, "who inspected the cranes", 500, nil)
 	if p != nil {
-		t.Logf("the recall after the cancelled one took %v (bound %v, warm %v)", time.Since(start), bound, warm[1])
+		t.Logf("the recall after the cancelled one took %v (bound %v, slowest warm %v)", time.Since(start), bound, warm[len(warm)-1])
 	} else {
-		t.Logf("the recall after the cancelled one failed after %v (bound %v, warm %v)", time.Since(start), bound, warm[1])
+		t.Logf("the recall after the cancelled one failed after %v (bound %v, slowest warm %v)", time.Since(start), bound, warm[len(warm)-1])
 	}
 	if err != nil {
 		t.Fatalf("the recall after a cancelled one: %v", err)

@@ -50,14 +50,13 @@ func check(ctx context.Context, db querier) ([]Drift, error) {
 		return nil, fmt.Errorf("migrations: function files: %w", err)
 	}
 	stored := map[string][]string{}
-	err = pairs(ctx, db, `SELECT 'recall.' || p.proname, p.prosrc FROM pg_proc p
-		WHERE p.pronamespace = 'recall'::regnamespace`, func(n, src string) {
+	err = pairs(ctx, db, sqltext.StoredFunctions, func(n, src string) {
 		stored[n] = append(stored[n], src)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("migrations: function bodies: %w", err)
 	}
-	bodies, err := sqltext.FunctionBodies()
+	stale, err := sqltext.StaleFunctions(stored)
 	if err != nil {
 		return nil, err
 	}
@@ -81,14 +80,8 @@ func check(ctx context.Context, db querier) ([]Drift, error) {
 			add(f, "changed since it was applied")
 		}
 	}
-	for _, b := range bodies {
-		found := false
-		for _, src := range stored[b.Name] {
-			found = found || src == b.Body
-		}
-		if !found {
-			add(b.File, fmt.Sprintf("%s has another body in the database", b.Name))
-		}
+	for _, b := range stale {
+		add(b.File, fmt.Sprintf("%s has another body in the database", b.Name))
 	}
 	return out, nil
 }

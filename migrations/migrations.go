@@ -80,6 +80,10 @@ func Up(ctx context.Context, db *sql.DB) (Result, error) {
 		return Result{}, fmt.Errorf("%w: the database is at version %d, this build knows up to %d",
 			ErrNewerDatabase, v, sources[len(sources)-1].Version)
 	}
+	// The common case, nothing to do, is found without taking goose's lock.
+	if ok, err := current(ctx, p, db); err == nil && ok {
+		return Result{}, nil
+	}
 	res, err := p.Up(ctx)
 	if err != nil {
 		return Result{Migrations: res}, err
@@ -95,6 +99,10 @@ func Current(ctx context.Context, db *sql.DB) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return current(ctx, p, db)
+}
+
+func current(ctx context.Context, p *goose.Provider, db *sql.DB) (bool, error) {
 	pending, err := p.HasPending(ctx)
 	if err != nil || pending {
 		return false, err

@@ -142,7 +142,7 @@ func (env Env) ConnectDatabase(ctx context.Context, name string, migrate bool) (
 		c.Owner.Close()
 		return nil, err
 	}
-	if migrate && !env.current(ctx, c.OwnerURL) {
+	if migrate {
 		if err := env.MigrateUp(ctx, c.OwnerURL, false); err != nil {
 			c.Close()
 			return nil, err
@@ -178,18 +178,6 @@ func (env Env) running(ctx context.Context, name string, migrate bool) (string, 
 	}
 	u.RawQuery = "sslmode=disable"
 	return u.String(), true
-}
-
-// current reports whether the database at dsn needs no migration (migrations.Current), so
-// that a command skips Up and its lock; on any doubt it says no, and Up decides.
-func (env Env) current(ctx context.Context, dsn string) bool {
-	db, err := SQLDB(dsn)
-	if err != nil {
-		return false
-	}
-	defer db.Close() //nolint:errcheck // closing a handle
-	ok, err := migrations.Current(ctx, db)
-	return err == nil && ok
 }
 
 // ensureDatabase creates database name on the server of url (connected as its user) when
