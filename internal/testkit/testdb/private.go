@@ -1,0 +1,130 @@
+package testdb
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Server is a PostgreSQL server of one test alone, started by scripts/db.sh in a temporary
+// directory on a free loopback port, for tests that stop and restart the server under load
+// (the shared test server cannot be restarted: other test binaries use it). It is removed
+// when the test ends.
+type Server struct {
+	Admin *pgx.ConnConfig
+	dir   string
+	port  int
+}
+
+// Private starts a private server for t. It needs the server's binaries, like every test
+// here: without them it skips (fails under CI).
+func Private(t testing.TB) *Server {
+	t.Helper()
+	AdminConfig(t)
+	root, err := os.MkdirTemp("", "recall-private-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// initdb runs as the postgres OS user when the tests run as root: it must reach the
+	// directory.
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{dir: filepath.Join(root, "pg"), port: port}
+	t.Cleanup(func() {
+		if out, err := s.script("clean"); err != nil {
+			t.Errorf("testdb: private server clean: %v\n%s", err, out)
+		}
+		os.RemoveAll(root)
+	})
+	out, err := s.script("start")
+	if err != nil {
+		t.Fatalf("testdb: private server start: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	cfg, err := pgx.ParseConfig(lines[len(lines)-1])
+	if err != nil {
+		t.Fatalf("testdb: private server URL: %v\n%s", err, out)
+	}
+	cfg.ConnectTimeout = 5 * time.Second
+	s.Admin = cfg
+	return s
+}
+
+// Stop stops the server (fast shutdown: open sessions are ended, their transactions rolled
+// back).
+func (s *Server) Stop(t testing.TB) {
+	t.Helper()
+	if out, err := s.script("stop"); err != nil {
+		t.Fatalf("testdb: private server stop: %v\n%s", err, out)
+	}
+}
+
+// Start starts the stopped server again on the same port and data.
+func (s *Server) Start(t testing.TB) {
+	t.Helper()
+	if out, err := s.script("start"); err != nil {
+		t.Fatalf("testdb: private server start: %v\n%s", err, out)
+	}
+}
+
+// NewDB makes a migrated database on the server, with pools as the owner and the runtime
+// roles (closed when t ends; the database goes with the server).
+func (s *Server) NewDB(t testing.TB) *DB {
+	t.Helper()
+	ctx := context.Background()
+	name := randomName("recall_private_")
+	if err := createEmpty(ctx, s.Admin, name); err != nil {
+		t.Fatal(err)
+	}
+	if err := Migrate(ctx, s.Admin, name); err != nil {
+		t.Fatalf("testdb: migrating %s: %v", name, err)
+	}
+	db, err := open(ctx, s.Admin, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+func (s *Server) script(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", append([]string{dbScript()}, args...)...)
+	cmd.Env = append(os.Environ(), "RECALL_PG_DIR="+s.dir, "RECALL_PG_PORT="+strconv.Itoa(s.port))
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return string(out), fmt.Errorf("db.sh %v did not finish in 2 minutes", args)
+	}
+	return string(out), err
+}
+
+// dbScript is scripts/db.sh of this checkout, found from this file's place in it.
+func dbScript() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "scripts", "db.sh")
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
