@@ -120,20 +120,26 @@ func checkFunctions(ctx context.Context, pool *pgxpool.Pool) error {
 		ErrSchema, strings.Join(slices.Compact(names), ", "))
 }
 
+// checkPool: the database answers, the pool's role cannot escape row security, and the
+// schema's functions are this version's.
+func checkPool(ctx context.Context, pool *pgxpool.Pool) error {
+	var unsafe bool
+	var role string
+	if err := pool.QueryRow(ctx, sqltext.RoleCheck).Scan(&unsafe, &role); err != nil {
+		return connectError(err)
+	}
+	if unsafe {
+		return fmt.Errorf("%w (connected as %s)", ErrUnsafeRole, role)
+	}
+	return checkFunctions(ctx, pool)
+}
+
 // New checks cfg and the pool's role and returns an Engine.
 func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Pool == nil {
 		return nil, errors.New("recall: Config.Pool is required")
 	}
-	var unsafe bool
-	var role string
-	if err := cfg.Pool.QueryRow(ctx, sqltext.RoleCheck).Scan(&unsafe, &role); err != nil {
-		return nil, connectError(err)
-	}
-	if unsafe {
-		return nil, fmt.Errorf("%w (connected as %s)", ErrUnsafeRole, role)
-	}
-	if err := checkFunctions(ctx, cfg.Pool); err != nil {
+	if err := checkPool(ctx, cfg.Pool); err != nil {
 		return nil, err
 	}
 	if cfg.AccessPool == nil {

@@ -196,3 +196,10 @@ func (e *Engine) warmConn(ctx context.Context, c *pgx.Conn) {
 		e.recorder.Warm(ctx, c)
 	}
 }
+
+// Pool is the pool the engine reads through (Config.Pool, or the one Open made).
+func (e *Engine) Pool() *pgxpool.Pool { return e.cfg.Pool }
+
+// Ready checks that the database answers, the pool's role is safe and the schema's
+// functions are this version's: what New checks, for a server's readiness probe.
+func (e *Engine) Ready(ctx context.Context) error { return checkPool(ctx, e.cfg.Pool) }

@@ -51,7 +51,7 @@ func TestServerRestartMidLoad(t *testing.T) {
 	var (
 		mu       sync.Mutex
 		failures []outcome
-		packed   = map[string]int{} // base memories packed by recalls that succeeded
+		packed   = map[string]int{}  // base memories packed by recalls that succeeded
 		wrote    = map[string]bool{} // batch -> Write reported success
 		recalls  atomic.Int64
 		afterUp  atomic.Int64 // successful recalls after the server is back

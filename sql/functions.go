@@ -20,6 +20,7 @@ var FunctionFiles = []string{
 	"write/bm25.sql",
 	"write/vector_index.sql",
 	"access/scopes.sql",
+	"keys/lookup.sql",
 }
 
 // A Band is one part of a trigram index split by the indexed text's distinct trigram count

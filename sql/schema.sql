@@ -3,6 +3,8 @@
 -- Function bodies are not repeated here: each names the file that defines it.
 
 -- Functions
+-- FUNCTION recall.api_key(text) RETURNS TABLE(secret_hash bytea, user_id text, label text, read_scopes text[], write_scopes text[]) LANGUAGE sql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/keys/lookup.sql
 -- FUNCTION recall.bm25_rebuild(bigint[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.bm25_touched(recall.memories[]) RETURNS bigint[] LANGUAGE sql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
@@ -53,6 +55,26 @@ CREATE TYPE recall.filter AS (
 );
 
 -- Tables
+CREATE TABLE recall.api_keys (
+  id text NOT NULL,
+  secret_hash bytea NOT NULL,
+  user_id text NOT NULL,
+  label text DEFAULT ''::text NOT NULL,
+  read_scopes text[] NOT NULL,
+  write_scopes text[] DEFAULT '{}'::text[] NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  revoked_at timestamp with time zone,
+  CONSTRAINT api_keys_pkey PRIMARY KEY (id),
+  CONSTRAINT api_keys_check CHECK ((((cardinality(write_scopes) = 0) OR recall.is_scope_set(write_scopes)) AND (write_scopes <@ read_scopes))),
+  CONSTRAINT api_keys_id_check CHECK ((id ~ '^[0-9a-f]{16}$'::text)),
+  CONSTRAINT api_keys_label_check CHECK ((length(label) <= 256)),
+  CONSTRAINT api_keys_read_scopes_check CHECK (recall.is_scope_set(read_scopes)),
+  CONSTRAINT api_keys_secret_hash_check CHECK ((length(secret_hash) = 32)),
+  CONSTRAINT api_keys_user_id_check CHECK (((length(user_id) >= 1) AND (length(user_id) <= 256)))
+);
+ALTER TABLE recall.api_keys ENABLE ROW LEVEL SECURITY;
+COMMENT ON TABLE recall.api_keys IS 'Keys of the HTTP and MCP server: a hash of each, its user and scopes. Only the owner reads it.';
+
 CREATE TABLE recall.bm25_corpus (
   scopes text[] NOT NULL,
   docs bigint NOT NULL,

@@ -40,5 +40,5 @@ var Write embed.FS
 //go:embed lanes/*.sql
 var Lanes embed.FS
 
-//go:embed lanes/*.sql write/*.sql access/*.sql functions.tmpl
+//go:embed lanes/*.sql write/*.sql access/*.sql keys/*.sql functions.tmpl
 var files embed.FS

@@ -30,6 +30,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		"migrate": {Summary: "apply or roll back the schema migrations: up, down, status", Run: m.migrate},
 		"ingest":  {Summary: "load JSONL files: native records, a BEIR corpus, conversation turns", Run: m.ingest},
 		"query":   {Summary: "recall evidence for a question within a token budget", Run: m.query},
+		"serve":   {Summary: "serve the HTTP API and MCP (/mcp) to holders of API keys", Run: m.serve},
+		"mcp":     {Summary: "serve MCP over stdio as the key in RECALL_API_KEY", Run: m.mcp},
+		"keys":    {Summary: "API keys: create, list, revoke", Run: m.keysCmd},
 		"demo":    {Summary: "load a small demo corpus (once) and answer a few questions", Run: m.demo},
 	}, args)
 }

@@ -1,0 +1,211 @@
+// Package keys manages the API keys of recall's HTTP and MCP server. A key is a user: an id,
+// read scopes and write scopes, fixed when the key is made. The key's text,
+// "rk_<id>_<secret>", is shown once, when it is created; the database keeps the id and the
+// SHA-256 of the secret (table recall.api_keys, which only the owner reads). The server, as
+// the runtime role, looks a key up by id through recall.api_key and compares the hash in
+// constant time; a revoked key is not found on the next lookup.
+package keys
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/recall-engine/recall/internal/scope"
+)
+
+// DB is what the functions here need of a pool or a connection.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Key is a stored key, without its secret.
+type Key struct {
+	ID      string     `json:"id"`
+	User    string     `json:"user"`
+	Label   string     `json:"label,omitempty"`
+	Read    []string   `json:"read"`
+	Write   []string   `json:"write"`
+	Created time.Time  `json:"created"`
+	Revoked *time.Time `json:"revoked,omitempty"`
+}
+
+// Spec is a key to create.
+type Spec struct {
+	User  string
+	Label string
+	Read  []string
+	Write []string // each must also be a read scope
+}
+
+// Limits.
+const (
+	MaxUserLen  = 256
+	MaxLabelLen = 256
+)
+
+// An Error is a refused Spec: the field and the problem.
+type Error struct {
+	Field, Problem string
+}
+
+func (e *Error) Error() string { return "keys: " + e.Field + ": " + e.Problem }
+
+// ErrInvalid is any key that does not authenticate: malformed, unknown, wrong secret or
+// revoked. Which of these it was is not said (to the caller or in logs).
+var ErrInvalid = errors.New("keys: invalid or revoked key")
+
+// ErrNotFound: no key has that id.
+var ErrNotFound = errors.New("keys: no such key")
+
+const (
+	prefix    = "rk_"
+	idBytes   = 8
+	secretLen = 32
+)
+
+func (s Spec) check() (read, write []string, err error) {
+	if s.User == "" || len(s.User) > MaxUserLen || !utf8.ValidString(s.User) || strings.ContainsRune(s.User, 0) {
+		return nil, nil, &Error{"user", fmt.Sprintf("want 1 to %d bytes of UTF-8 without NUL", MaxUserLen)}
+	}
+	if len(s.Label) > MaxLabelLen || !utf8.ValidString(s.Label) || strings.ContainsRune(s.Label, 0) {
+		return nil, nil, &Error{"label", fmt.Sprintf("want at most %d bytes of UTF-8 without NUL", MaxLabelLen)}
+	}
+	read, err = scope.Normalize("read", s.Read)
+	if err != nil {
+		return nil, nil, &Error{"read", err.Error()}
+	}
+	if len(read) == 0 {
+		return nil, nil, &Error{"read", "no read scopes: the key could see nothing"}
+	}
+	write, err = scope.Normalize("write", s.Write)
+	if err != nil {
+		return nil, nil, &Error{"write", err.Error()}
+	}
+	for _, w := range write {
+		found := false
+		for _, r := range read {
+			found = found || r == w
+		}
+		if !found {
+			return nil, nil, &Error{"write", fmt.Sprintf("%q is not also a read scope", w)}
+		}
+	}
+	return read, write, nil
+}
+
+// Create makes a key for spec, as the owner, and returns its text (shown once: it is not
+// stored) and the stored key.
+func Create(ctx context.Context, db DB, spec Spec) (string, Key, error) {
+	read, write, err := spec.check()
+	if err != nil {
+		return "", Key{}, err
+	}
+	id := make([]byte, idBytes)
+	secret := make([]byte, secretLen)
+	if _, err := rand.Read(id); err != nil {
+		return "", Key{}, err
+	}
+	if _, err := rand.Read(secret); err != nil {
+		return "", Key{}, err
+	}
+	k := Key{ID: hex.EncodeToString(id), User: spec.User, Label: spec.Label, Read: read, Write: write}
+	text := prefix + k.ID + "_" + base64.RawURLEncoding.EncodeToString(secret)
+	hash := sha256.Sum256(secret)
+	err = db.QueryRow(ctx, `INSERT INTO recall.api_keys (id, secret_hash, user_id, label, read_scopes, write_scopes)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`, k.ID, hash[:], k.User, k.Label, read, write).Scan(&k.Created)
+	if err != nil {
+		return "", Key{}, fmt.Errorf("keys: create: %w", err)
+	}
+	return text, k, nil
+}
+
+// List returns every key, newest first, revoked ones too.
+func List(ctx context.Context, db DB) ([]Key, error) {
+	rows, err := db.Query(ctx, `SELECT id, user_id, label, read_scopes, write_scopes, created_at, revoked_at
+		FROM recall.api_keys ORDER BY created_at DESC, id`)
+	if err != nil {
+		return nil, fmt.Errorf("keys: list: %w", err)
+	}
+	out := []Key{}
+	var k Key
+	_, err = pgx.ForEachRow(rows, []any{&k.ID, &k.User, &k.Label, &k.Read, &k.Write, &k.Created, &k.Revoked}, func() error {
+		out = append(out, k)
+		k = Key{}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("keys: list: %w", err)
+	}
+	return out, nil
+}
+
+// Revoke revokes the key with id (the id part of its text, as List shows it). Revoking a
+// revoked key changes nothing and is not an error.
+func Revoke(ctx context.Context, db DB, id string) error {
+	tag, err := db.Exec(ctx, `UPDATE recall.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("keys: revoke: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// parse splits a key's text into its id and secret.
+func parse(text string) (id string, secret []byte, ok bool) {
+	rest, found := strings.CutPrefix(text, prefix)
+	if !found {
+		return "", nil, false
+	}
+	id, enc, found := strings.Cut(rest, "_")
+	if !found || len(id) != 2*idBytes {
+		return "", nil, false
+	}
+	if _, err := hex.DecodeString(id); err != nil || strings.ToLower(id) != id {
+		return "", nil, false
+	}
+	secret, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil || len(secret) != secretLen {
+		return "", nil, false
+	}
+	return id, secret, true
+}
+
+// Lookup authenticates a key's text, as any role (the runtime role's recall.api_key), and
+// returns the key: ErrInvalid when it does not authenticate.
+func Lookup(ctx context.Context, db DB, text string) (Key, error) {
+	id, secret, ok := parse(text)
+	if !ok {
+		return Key{}, ErrInvalid
+	}
+	var stored []byte
+	k := Key{ID: id}
+	err := db.QueryRow(ctx, `SELECT secret_hash, user_id, label, read_scopes, write_scopes FROM recall.api_key($1)`, id).
+		Scan(&stored, &k.User, &k.Label, &k.Read, &k.Write)
+	hash := sha256.Sum256(secret)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Key{}, ErrInvalid
+	}
+	if err != nil {
+		return Key{}, fmt.Errorf("keys: lookup: %w", err)
+	}
+	if subtle.ConstantTimeCompare(stored, hash[:]) != 1 {
+		return Key{}, ErrInvalid
+	}
+	return k, nil
+}

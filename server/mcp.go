@@ -1,0 +1,283 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/keys"
+)
+
+// The MCP tools' inputs. Descriptions are for the model that calls them.
+
+// RecallInput is the recall and trace tools' input.
+type RecallInput struct {
+	Question string   `json:"question" jsonschema:"the question to find evidence for, in natural language"`
+	Budget   int      `json:"budget,omitempty" jsonschema:"how many tokens of evidence to return (default 1000)"`
+	Filters  *Filters `json:"filters,omitempty" jsonschema:"optional: only memories of these kinds, tags, metadata or occurred time range"`
+	Read     []string `json:"read,omitempty" jsonschema:"optional: read only these scopes (each one the key may read)"`
+}
+
+// RememberInput is the remember tool's input.
+type RememberInput struct {
+	Memories []MemoryInput `json:"memories" jsonschema:"the memories to store, each a self-contained statement"`
+	Scopes   []string      `json:"scopes,omitempty" jsonschema:"optional: the scopes to store them in (default: the key's only write scope)"`
+}
+
+// MemoryInput is one memory to remember.
+type MemoryInput struct {
+	ID      string   `json:"id,omitempty" jsonschema:"optional: a stable id; writing the same id again updates the memory (default: a new id)"`
+	Text    string   `json:"text" jsonschema:"what to remember"`
+	Speaker string   `json:"speaker,omitempty" jsonschema:"optional: who said it"`
+	Tags    []string `json:"tags,omitempty" jsonschema:"optional: tags to filter by later"`
+}
+
+// ForgetInput is the forget tool's input.
+type ForgetInput struct {
+	IDs    []string `json:"ids" jsonschema:"the ids of the memories to delete (as recall returns them in external_id)"`
+	Scopes []string `json:"scopes,omitempty" jsonschema:"optional: the scopes they are in (default: the key's only write scope)"`
+}
+
+// RememberOutput lists the ids written.
+type RememberOutput struct {
+	IDs []string `json:"ids"`
+	WriteResponse
+}
+
+const recallDescription = `Search the memory for evidence that answers a question. Returns a ranked list of memories ` +
+	`(conversation turns, notes, document passages) that fits the token budget, best first, each with its id, source, ` +
+	`speaker, time and the retrieval lanes that found it. Ask one specific question per call; use the evidence, and say ` +
+	`when it does not answer the question.`
+
+func (s *Server) newMCP() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "recall", Version: s.cfg.Version}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: recallDescription}, s.toolRecall)
+	mcp.AddTool(srv, &mcp.Tool{Name: "trace", Description: `Explain a recall: the same search as the recall tool, with every ` +
+		`candidate's rank in each retrieval lane and why it was or was not returned. For debugging why evidence is missing.`}, s.toolTrace)
+	mcp.AddTool(srv, &mcp.Tool{Name: "remember", Description: `Store memories for later recall: each a self-contained ` +
+		`statement (who, what, when). All of them are stored or none is. Returns the ids, which forget takes.`}, s.toolRemember)
+	mcp.AddTool(srv, &mcp.Tool{Name: "forget", Description: `Delete memories by id (the external_id recall returns). ` +
+		`Returns how many were deleted.`}, s.toolForget)
+	return srv
+}
+
+// mcpHandler is /mcp: streamable HTTP, stateless (each request is authenticated by its own
+// bearer key, and its tools run as that key's user).
+func (s *Server) mcpHandler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		k, p := s.lookup(ctx, r)
+		if p != nil {
+			if p.Status == http.StatusUnauthorized {
+				return nil, auth.ErrInvalidToken
+			}
+			return nil, errors.New(p.Detail)
+		}
+		info(r).key = k.ID
+		return &auth.TokenInfo{UserID: k.ID, Extra: map[string]any{"key": k}}, nil
+	}
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+// ServeStdio serves MCP over stdin and stdout as the key whose text is key, until ctx is
+// done or stdin closes.
+func (s *Server) ServeStdio(ctx context.Context, key string) error {
+	return s.ServeMCP(ctx, &mcp.StdioTransport{}, key)
+}
+
+// ServeMCP serves MCP on one transport as the key whose text is key: it must authenticate
+// now, and is looked up again on every call, so a revoked key stops working at once.
+func (s *Server) ServeMCP(ctx context.Context, t mcp.Transport, key string) error {
+	if _, err := keys.Lookup(ctx, s.cfg.Keys, key); err != nil {
+		return err
+	}
+	s.stdio.Store(&key)
+	return s.mcp.Run(ctx, t)
+}
+
+// keyOf is the key a tool call runs as: the HTTP request's, or the stdio server's.
+func (s *Server) keyOf(ctx context.Context, req *mcp.CallToolRequest) (keys.Key, error) {
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		if k, ok := req.Extra.TokenInfo.Extra["key"].(keys.Key); ok {
+			return k, nil
+		}
+	}
+	if text := s.stdio.Load(); text != nil {
+		return keys.Lookup(ctx, s.cfg.Keys, *text)
+	}
+	return keys.Key{}, keys.ErrInvalid
+}
+
+// toolError is a tool failure the model can read: the problem's detail and fields.
+func toolError(p *Problem) error {
+	var b strings.Builder
+	b.WriteString(p.Detail)
+	for _, f := range p.Errors {
+		fmt.Fprintf(&b, "; %s: %s", f.Field, f.Problem)
+		if f.Limit > 0 {
+			fmt.Fprintf(&b, " (limit %d)", f.Limit)
+		}
+	}
+	return errors.New(b.String())
+}
+
+func (s *Server) recallUser(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (recall.User, *RecallRequest, error) {
+	k, err := s.keyOf(ctx, req)
+	if err != nil {
+		return recall.User{}, nil, err
+	}
+	rr := &RecallRequest{Query: in.Question, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}}
+	if rr.Budget == 0 {
+		rr.Budget = 1000
+	}
+	u, p := userFor(k, rr.Scopes, "")
+	if p != nil {
+		return u, nil, toolError(p)
+	}
+	return u, rr, nil
+}
+
+func (s *Server) toolRecall(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, any, error) {
+	u, rr, err := s.recallUser(ctx, req, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !s.tryAcquire() {
+		return nil, nil, errors.New("the server is busy: try again in a second")
+	}
+	defer s.release()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.RecallTimeout)
+	defer cancel()
+	pack, err := s.cfg.Engine.Recall(ctx, u, rr.Query, rr.Budget, rr.options())
+	if err != nil {
+		return nil, nil, toolError(problemFor(err))
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: PackText(pack)}}}, pack, nil
+}
+
+func (s *Server) toolTrace(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, any, error) {
+	u, rr, err := s.recallUser(ctx, req, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !s.tryAcquire() {
+		return nil, nil, errors.New("the server is busy: try again in a second")
+	}
+	defer s.release()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.RecallTimeout)
+	defer cancel()
+	t, err := s.cfg.Engine.Trace(ctx, u, rr.Query, rr.Budget, rr.options())
+	if err != nil {
+		return nil, nil, toolError(problemFor(err))
+	}
+	tr := traceResponse(t)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d candidates for %q; %d ordered and packed into the budget.\n", len(tr.Candidates), tr.SearchText, tr.K)
+	for i, c := range tr.Candidates {
+		if i == 20 {
+			fmt.Fprintf(&b, "... %d more in the structured result\n", len(tr.Candidates)-20)
+			break
+		}
+		fmt.Fprintf(&b, "%d. %s (%s): %s\n", c.FusedRank, c.ExternalID, c.Decision, c.Why)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, tr, nil
+}
+
+func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in RememberInput) (*mcp.CallToolResult, any, error) {
+	k, err := s.keyOf(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, p := writerFor(k, in.Scopes)
+	if p != nil {
+		return nil, nil, toolError(p)
+	}
+	w := WriteRequest{Scopes: in.Scopes}
+	out := RememberOutput{IDs: []string{}}
+	for _, m := range in.Memories {
+		id := m.ID
+		if id == "" {
+			b := make([]byte, 8)
+			_, _ = rand.Read(b)
+			id = "mem-" + hex.EncodeToString(b)
+		}
+		w.Memories = append(w.Memories, Memory{ID: id, Text: m.Text, Speaker: m.Speaker, Tags: m.Tags})
+		out.IDs = append(out.IDs, id)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+	defer cancel()
+	res, err := s.cfg.Engine.Write(ctx, u, w.batch())
+	if err != nil {
+		return nil, nil, toolError(problemFor(err))
+	}
+	out.WriteResponse = WriteResponse{Sources: res.Sources, Memories: res.Memories, Updated: res.Updated,
+		Entities: res.Entities, Extracted: res.Extracted, Mentions: res.Mentions, Relations: res.Relations}
+	text := fmt.Sprintf("stored %d memories (%d updated): %s", res.Memories, res.Updated, strings.Join(out.IDs, ", "))
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+func (s *Server) toolForget(ctx context.Context, req *mcp.CallToolRequest, in ForgetInput) (*mcp.CallToolResult, any, error) {
+	k, err := s.keyOf(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, p := writerFor(k, in.Scopes)
+	if p != nil {
+		return nil, nil, toolError(p)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+	defer cancel()
+	n, err := s.cfg.Engine.Delete(ctx, u, in.Scopes, in.IDs)
+	if err != nil {
+		return nil, nil, toolError(problemFor(err))
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("deleted %d memories", n)}}},
+		DeleteResponse{Deleted: n}, nil
+}
+
+func (s *Server) tryAcquire() bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// PackText is a pack as a model reads it: one numbered block per item with its id, source,
+// speaker and time, then the text; runs of adjacent turns stay together.
+func PackText(p *recall.Pack) string {
+	var b strings.Builder
+	if len(p.Items) == 0 {
+		b.WriteString("No evidence found in the memories this key can read.\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d items of evidence (%d of %d tokens), best first:\n", len(p.Items), p.Used, p.Budget)
+	for i, it := range p.Items {
+		var meta []string
+		meta = append(meta, "id "+it.ExternalID)
+		if it.SourceTitle != "" {
+			meta = append(meta, "source "+it.SourceTitle)
+		}
+		if it.Speaker != "" {
+			meta = append(meta, "speaker "+it.Speaker)
+		}
+		if it.OccurredStart != nil {
+			meta = append(meta, "at "+it.OccurredStart.Format("2006-01-02 15:04"))
+		}
+		if it.Context != "" {
+			meta = append(meta, "context for the item before ("+it.Context+")")
+		}
+		fmt.Fprintf(&b, "\n[%d] %s\n%s\n", i+1, strings.Join(meta, " · "), it.Text)
+	}
+	return b.String()
+}

@@ -1,0 +1,184 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
+)
+
+// mcpSession runs the MCP exchange the tests share on session: four tools listed, recall
+// returns the Go API's pack (structured) and a text for the model, remember and forget
+// write and delete, trace explains.
+func mcpSession(t *testing.T, w *world, cs *mcp.ClientSession) {
+	t.Helper()
+	ctx := context.Background()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		if len(tool.Description) < 40 {
+			t.Errorf("tool %s: description %q is too short for a model to use", tool.Name, tool.Description)
+		}
+	}
+	slices.Sort(names)
+	if strings.Join(names, ",") != "forget,recall,remember,trace" {
+		t.Fatalf("tools %v", names)
+	}
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	text := func(res *mcp.CallToolResult) string {
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	// The key is read-only (reader): recall records nothing, so the Go API's pack is the same.
+	want, err := w.engine.Recall(ctx, recall.User{ID: "rita", Read: []string{"team", "ops"}}, "Who fixed the crane?", 300, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := call("recall", map[string]any{"question": "Who fixed the crane?", "budget": 300})
+	if res.IsError {
+		t.Fatalf("recall: %s", text(res))
+	}
+	var got recall.Pack
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if itemIDs(got) != itemIDs(*want) {
+		t.Fatalf("MCP pack:\n%s\nGo pack:\n%s", itemIDs(got), itemIDs(*want))
+	}
+	if !strings.Contains(text(res), "id "+want.Items[0].ExternalID) || !strings.Contains(text(res), want.Items[0].Text) {
+		t.Fatalf("text for the model lacks the first item:\n%s", text(res))
+	}
+	if res := call("recall", map[string]any{"question": "x", "read": []string{"other"}}); !res.IsError || !strings.Contains(text(res), "read[0]") {
+		t.Fatalf("widening read: %v %s", res.IsError, text(res))
+	}
+	if res := call("trace", map[string]any{"question": "Who fixed the crane?"}); res.IsError || !strings.Contains(text(res), "packed") {
+		t.Fatalf("trace: %s", text(res))
+	}
+	// The reader may not write.
+	if res := call("remember", map[string]any{"memories": []any{map[string]any{"text": "x"}}}); !res.IsError || !strings.Contains(text(res), "may not write") {
+		t.Fatalf("reader remember: %s", text(res))
+	}
+}
+
+func TestMCPInMemory(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- w.srv.ServeMCP(ctx, st, w.keys["reader"]) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpSession(t, w, cs)
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil && ctx.Err() == nil {
+		t.Fatalf("ServeMCP: %v", err)
+	}
+}
+
+// bearerTransport adds a bearer key to each request.
+type bearerTransport struct{ key string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestMCPOverHTTP(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	connect := func(key string) (*mcp.ClientSession, error) {
+		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: w.url + "/mcp",
+			HTTPClient: &http.Client{Transport: bearerTransport{key}}, DisableStandaloneSSE: true}, nil)
+	}
+	if _, err := connect("rk_bad"); err == nil {
+		t.Fatal("connected with a bad key")
+	}
+	cs, err := connect(w.keys["reader"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close() }()
+	mcpSession(t, w, cs)
+	// A writer's key remembers and forgets, as itself.
+	ws, err := connect(w.keys["ana"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ws.Close() }()
+	res, err := ws.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{
+		"memories": []any{map[string]any{"id": "mcp-1", "text": "Ana moved the standup to Thursdays.", "speaker": "Ana"}}}})
+	if err != nil || res.IsError {
+		t.Fatalf("remember: %v %+v", err, res)
+	}
+	var scopes []string
+	if err := w.db.Owner.QueryRow(ctx, `SELECT scopes FROM recall.memories WHERE external_id = 'mcp-1'`).Scan(&scopes); err != nil || strings.Join(scopes, ",") != "team" {
+		t.Fatalf("remembered memory in %v (%v)", scopes, err)
+	}
+	res, err = ws.CallTool(ctx, &mcp.CallToolParams{Name: "forget", Arguments: map[string]any{"ids": []string{"mcp-1"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("forget: %v %+v", err, res)
+	}
+	if n := w.count(t); n != 18 {
+		t.Fatalf("%d memories after remember and forget, want 18", n)
+	}
+}
+
+// TestMCPStdioBinary: the built recall binary's `recall mcp`, as an MCP client runs it.
+func TestMCPStdioBinary(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	bin := filepath.Join(t.TempDir(), "recall")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/recall")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(os.Environ(), "RECALL_DATABASE_URL="+w.db.URL(testdb.OwnerRole), "RECALL_API_KEY="+w.keys["reader"])
+	cmd.Stderr = os.Stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpSession(t, w, cs)
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+}

@@ -1,0 +1,160 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/statement"
+)
+
+// Problem is an RFC 9457 problem detail (application/problem+json).
+type Problem struct {
+	Type   string       `json:"type"`
+	Title  string       `json:"title"`
+	Status int          `json:"status"`
+	Detail string       `json:"detail,omitempty"`
+	Errors []FieldError `json:"errors,omitempty"`
+
+	retryAfter int // seconds, for 429 and 503
+}
+
+// FieldError names a field of the request and what is wrong with it.
+type FieldError struct {
+	Field   string `json:"field"`
+	Problem string `json:"problem"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+func problem(status int, kind, detail string, fields ...FieldError) *Problem {
+	return &Problem{Type: "urn:recall:problem:" + kind, Title: http.StatusText(status), Status: status, Detail: detail, Errors: fields}
+}
+
+func (p *Problem) write(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	if p.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(p.retryAfter))
+	}
+	if p.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="recall"`)
+	}
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// errorKind names an error's type for the metrics and the log: input, write, dimension,
+// timeout, schema, internal.
+func errorKind(err error) string {
+	var ie *recall.InputError
+	var we *recall.WriteError
+	var de *recall.DimensionError
+	var fe *statement.FilterError
+	switch {
+	case errors.As(err, &ie), errors.As(err, &fe):
+		return "input"
+	case errors.As(err, &we):
+		return "write"
+	case errors.As(err, &de):
+		return "dimension"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, recall.ErrSchema):
+		return "schema"
+	}
+	return "internal"
+}
+
+// problemFor maps an engine error to a problem: bad input is 400 with the field named, a
+// deadline 504, a schema out of date 503, anything else 500 (its text is logged, not sent).
+func problemFor(err error) *Problem {
+	var ie *recall.InputError
+	var we *recall.WriteError
+	var de *recall.DimensionError
+	var fe *statement.FilterError
+	switch {
+	case errors.As(err, &ie):
+		return problem(http.StatusBadRequest, "invalid-input", ie.Error(), FieldError{Field: ie.Field, Problem: ie.Problem, Limit: ie.Limit})
+	case errors.As(err, &fe):
+		return problem(http.StatusBadRequest, "invalid-input", fe.Error(), FieldError{Field: "filters." + fe.Field, Problem: fe.Problem})
+	case errors.As(err, &we):
+		return problem(http.StatusBadRequest, "invalid-batch", we.Error(), FieldError{Field: we.Item + "." + we.Field, Problem: we.Problem})
+	case errors.As(err, &de):
+		return problem(http.StatusBadRequest, "dimension", de.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return problem(http.StatusGatewayTimeout, "timeout", "the request took longer than the server's limit")
+	case errors.Is(err, recall.ErrSchema):
+		p := problem(http.StatusServiceUnavailable, "schema", "the database's schema is not this server's: run recall migrate up")
+		p.retryAfter = 30
+		return p
+	}
+	return problem(http.StatusInternalServerError, "internal", "the server failed; its log says why")
+}
+
+// decode reads a JSON body of at most limit bytes into v: 413 over the limit, 400 for
+// invalid UTF-8 (which encoding/json would silently replace), malformed JSON, a wrong type
+// (the field named), an unknown field, or anything after the value.
+func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) *Problem {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		return problem(http.StatusRequestEntityTooLarge, "too-large", fmt.Sprintf("the body is over %d bytes", limit),
+			FieldError{Field: "body", Problem: "too large", Limit: int(limit)})
+	}
+	if err != nil {
+		return problem(http.StatusBadRequest, "malformed", "reading the body: "+err.Error())
+	}
+	if !utf8.Valid(body) {
+		return problem(http.StatusBadRequest, "malformed", "the body is not valid UTF-8",
+			FieldError{Field: "body", Problem: "invalid UTF-8"})
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonProblem(err)
+	}
+	if dec.More() {
+		return problem(http.StatusBadRequest, "malformed", "more than one JSON value in the body", FieldError{Field: "body", Problem: "trailing data"})
+	}
+	return nil
+}
+
+func jsonProblem(err error) *Problem {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "body"
+		}
+		return problem(http.StatusBadRequest, "malformed", err.Error(),
+			FieldError{Field: field, Problem: fmt.Sprintf("want %s, got JSON %s", te.Type, te.Value)})
+	case errors.As(err, &se):
+		return problem(http.StatusBadRequest, "malformed", err.Error(),
+			FieldError{Field: "body", Problem: fmt.Sprintf("malformed JSON at byte %d", se.Offset)})
+	case errors.Is(err, io.EOF):
+		return problem(http.StatusBadRequest, "malformed", "the body is empty", FieldError{Field: "body", Problem: "empty"})
+	}
+	// encoding/json says `json: unknown field "x"` for DisallowUnknownFields.
+	if name, ok := unknownField(err.Error()); ok {
+		return problem(http.StatusBadRequest, "malformed", err.Error(), FieldError{Field: name, Problem: "unknown field"})
+	}
+	return problem(http.StatusBadRequest, "malformed", err.Error(), FieldError{Field: "body", Problem: err.Error()})
+}
+
+func unknownField(msg string) (string, bool) {
+	const p = `json: unknown field "`
+	if len(msg) > len(p)+1 && msg[:len(p)] == p && msg[len(msg)-1] == '"' {
+		return msg[len(p) : len(msg)-1], true
+	}
+	return "", false
+}

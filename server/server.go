@@ -1,0 +1,382 @@
+// Package server is recall's HTTP API and MCP server (recall serve, recall mcp). Every
+// request authenticates with an API key (package keys), and the key is the user: its scopes
+// bound what the request reads and writes; a request may narrow them, never widen them.
+//
+// Routes (GET /openapi.json describes them): POST /v1/recall, POST /v1/trace,
+// POST /v1/memories, DELETE /v1/memories, the MCP endpoint /mcp (streamable HTTP, stateless),
+// GET /healthz (the process), GET /readyz (the database and its schema), GET /metrics
+// (Prometheus). Errors are RFC 9457 problem+json.
+package server
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/keys"
+)
+
+// OpenAPI is the API's OpenAPI 3.1 document, served at /openapi.json.
+//
+//go:embed openapi.json
+var OpenAPI []byte
+
+// Config configures a Server. Engine and Keys are required.
+type Config struct {
+	Engine *recall.Engine
+	// Keys is where keys are looked up: the runtime role's pool (recall.api_key).
+	Keys keys.DB
+	// Pool, when set, is reported in /metrics (connections in use, idle, total).
+	Pool *pgxpool.Pool
+	// Ready checks the database for /readyz (nil: always ready).
+	Ready func(context.Context) error
+	// MaxConcurrent bounds recalls and traces running at once; more get 429 (default 16).
+	MaxConcurrent int
+	// RecallTimeout bounds one recall or trace (default 10 s); WriteTimeout one write or
+	// delete (default 60 s).
+	RecallTimeout, WriteTimeout time.Duration
+	// MaxBody bounds a write body in bytes (default 8 MiB); recall, trace and delete bodies
+	// are bounded by MaxSmallBody (default 64 KiB).
+	MaxBody, MaxSmallBody int64
+	// Logger gets one line per request (default: JSON on stderr).
+	Logger *slog.Logger
+	// Version is reported to MCP clients.
+	Version string
+}
+
+// Server serves the API.
+type Server struct {
+	cfg     Config
+	slots   chan struct{}
+	metrics *metrics
+	mcp     *mcp.Server
+	stdio   atomic.Pointer[string] // the key of recall mcp (stdio), looked up per call
+}
+
+// New checks cfg and returns a Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Engine == nil || cfg.Keys == nil {
+		return nil, errors.New("server: Config.Engine and Config.Keys are required")
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = 16
+	}
+	if cfg.RecallTimeout <= 0 {
+		cfg.RecallTimeout = 10 * time.Second
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 60 * time.Second
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 8 << 20
+	}
+	if cfg.MaxSmallBody <= 0 {
+		cfg.MaxSmallBody = 64 << 10
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := &Server{cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent), metrics: newMetrics(cfg.Pool)}
+	s.mcp = s.newMCP()
+	return s, nil
+}
+
+// Handler returns the API's routes.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	route := func(pattern string, h http.Handler) { mux.Handle(pattern, s.observe(pattern, h)) }
+	route("POST /v1/recall", s.authed(s.recall))
+	route("POST /v1/trace", s.authed(s.trace))
+	route("POST /v1/memories", s.authed(s.write))
+	route("DELETE /v1/memories", s.authed(s.delete))
+	route("/mcp", s.mcpHandler())
+	route("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("ok\n"))
+	}))
+	route("GET /readyz", http.HandlerFunc(s.ready))
+	route("GET /metrics", s.metrics.handler())
+	route("GET /openapi.json", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(OpenAPI)
+	}))
+	mux.Handle("/", s.observe("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		problem(http.StatusNotFound, "not-found", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)).write(w)
+	})))
+	return mux
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: it stops accepting,
+// lets in-flight requests finish (at most grace), and returns.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      s.cfg.WriteTimeout + 10*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.cfg.Logger.Info("shutting down", "grace", grace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		if err := s.cfg.Ready(ctx); err != nil {
+			info(r).err = err
+			p := problem(http.StatusServiceUnavailable, "not-ready", err.Error())
+			p.retryAfter = 5
+			p.write(w)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	_, _ = w.Write([]byte("ready\n"))
+}
+
+// acquire takes a recall slot, or answers 429 when all are busy.
+func (s *Server) acquire(w http.ResponseWriter) bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+		p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d recalls are running, the server's limit", cap(s.slots)))
+		p.retryAfter = 1
+		p.write(w)
+		return false
+	}
+}
+
+func (s *Server) release() { <-s.slots }
+
+func (s *Server) recall(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req RecallRequest
+	if p := decode(w, r, s.cfg.MaxSmallBody, &req); p != nil {
+		p.write(w)
+		return
+	}
+	user, p := userFor(k, req.Scopes, req.Label)
+	if p != nil {
+		p.write(w)
+		return
+	}
+	if !s.acquire(w) {
+		return
+	}
+	defer s.release()
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RecallTimeout)
+	defer cancel()
+	pack, err := s.cfg.Engine.Recall(ctx, user, req.Query, req.Budget, req.options())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.metrics.stages(pack.Timings)
+	info(r).timings = &pack.Timings
+	writeJSON(w, http.StatusOK, pack)
+}
+
+func (s *Server) trace(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req RecallRequest
+	if p := decode(w, r, s.cfg.MaxSmallBody, &req); p != nil {
+		p.write(w)
+		return
+	}
+	user, p := userFor(k, req.Scopes, req.Label)
+	if p != nil {
+		p.write(w)
+		return
+	}
+	if !s.acquire(w) {
+		return
+	}
+	defer s.release()
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RecallTimeout)
+	defer cancel()
+	t, err := s.cfg.Engine.Trace(ctx, user, req.Query, req.Budget, req.options())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	info(r).timings = &t.Pack.Timings
+	writeJSON(w, http.StatusOK, traceResponse(t))
+}
+
+func (s *Server) write(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req WriteRequest
+	if p := decode(w, r, s.cfg.MaxBody, &req); p != nil {
+		p.write(w)
+		return
+	}
+	user, p := writerFor(k, req.Scopes)
+	if p != nil {
+		p.write(w)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
+	defer cancel()
+	res, err := s.cfg.Engine.Write(ctx, user, req.batch())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, WriteResponse{Sources: res.Sources, Memories: res.Memories, Updated: res.Updated,
+		Entities: res.Entities, Extracted: res.Extracted, Mentions: res.Mentions, Relations: res.Relations})
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req DeleteRequest
+	if p := decode(w, r, s.cfg.MaxSmallBody, &req); p != nil {
+		p.write(w)
+		return
+	}
+	user, p := writerFor(k, req.Scopes)
+	if p != nil {
+		p.write(w)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
+	defer cancel()
+	n, err := s.cfg.Engine.Delete(ctx, user, req.Scopes, req.IDs)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, DeleteResponse{Deleted: n})
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	info(r).err = err
+	s.metrics.errors.WithLabelValues(errorKind(err)).Inc()
+	problemFor(err).write(w)
+}
+
+// userFor is the key's user, narrowed by the request: read scopes within the key's, write
+// scopes within the key's and the request's read scopes (by default, the key's write scopes
+// that are still read). A scope the key may not use is 403.
+func userFor(k keys.Key, s Scopes, label string) (recall.User, *Problem) {
+	u := recall.User{ID: k.User, Read: k.Read, Label: k.Label}
+	if label != "" {
+		u.Label = label
+	}
+	if len(s.Read) > 0 {
+		for i, sc := range s.Read {
+			if !has(k.Read, sc) {
+				return u, problem(http.StatusForbidden, "scope", fmt.Sprintf("the key may not read scope %q", sc),
+					FieldError{Field: fmt.Sprintf("read[%d]", i), Problem: "not one of the key's read scopes"})
+			}
+		}
+		u.Read = s.Read
+	}
+	if len(s.Write) > 0 {
+		for i, sc := range s.Write {
+			if !has(k.Write, sc) {
+				return u, problem(http.StatusForbidden, "scope", fmt.Sprintf("the key may not write scope %q", sc),
+					FieldError{Field: fmt.Sprintf("write[%d]", i), Problem: "not one of the key's write scopes"})
+			}
+		}
+		u.Write = s.Write
+		return u, nil
+	}
+	for _, sc := range k.Write {
+		if has(u.Read, sc) {
+			u.Write = append(u.Write, sc)
+		}
+	}
+	return u, nil
+}
+
+// writerFor is the key's user for a write or delete into scopes: each must be one of the
+// key's write scopes, and a key without write scopes may not write.
+func writerFor(k keys.Key, scopes []string) (recall.User, *Problem) {
+	if len(k.Write) == 0 {
+		return recall.User{}, problem(http.StatusForbidden, "scope", "the key may not write",
+			FieldError{Field: "scopes", Problem: "the key has no write scopes"})
+	}
+	for i, sc := range scopes {
+		if !has(k.Write, sc) {
+			return recall.User{}, problem(http.StatusForbidden, "scope", fmt.Sprintf("the key may not write scope %q", sc),
+				FieldError{Field: fmt.Sprintf("scopes[%d]", i), Problem: "not one of the key's write scopes"})
+		}
+	}
+	return recall.User{ID: k.User, Read: k.Read, Write: k.Write, Label: k.Label}, nil
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// bearer is the key of an "Authorization: Bearer KEY" header.
+func bearer(r *http.Request) (string, bool) {
+	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") || key == "" {
+		return "", false
+	}
+	return strings.TrimSpace(key), true
+}
+
+// lookup authenticates the request's key: nil and a 401 problem when it does not.
+func (s *Server) lookup(ctx context.Context, r *http.Request) (keys.Key, *Problem) {
+	text, ok := bearer(r)
+	if !ok {
+		return keys.Key{}, problem(http.StatusUnauthorized, "unauthorized", "no API key: send Authorization: Bearer KEY")
+	}
+	k, err := keys.Lookup(ctx, s.cfg.Keys, text)
+	if errors.Is(err, keys.ErrInvalid) {
+		return keys.Key{}, problem(http.StatusUnauthorized, "unauthorized", "the API key is invalid or revoked")
+	}
+	if err != nil {
+		s.cfg.Logger.Error("key lookup", "err", err.Error())
+		p := problem(http.StatusServiceUnavailable, "unavailable", "the key could not be checked: the database did not answer")
+		p.retryAfter = 5
+		return keys.Key{}, p
+	}
+	return k, nil
+}
+
+func (s *Server) authed(h func(http.ResponseWriter, *http.Request, keys.Key)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k, p := s.lookup(r.Context(), r)
+		if p != nil {
+			p.write(w)
+			return
+		}
+		info(r).key = k.ID
+		h(w, r, k)
+	})
+}
