@@ -54,6 +54,12 @@ bench-onnx: bench-models ## ONNX benchmarks, both backends, GOEXPERIMENT=simd (C
 	GOEXPERIMENT=simd ONNXRUNTIME_LIB="$$lib" $(GO) test -tags ort -run='^$$' -bench='$(or $(BENCH),.)' \
 		-benchtime=$(or $(TIMES),5)x -count=$(or $(COUNT),1) $(ONNX_PKGS)
 
+.PHONY: bench-serve
+bench-serve: ## HTTP API against direct Engine.Recall: 64 clients, p50/p95/p99 (N=memories, default 100000; SECONDS per arm, default 10).
+	@url=$$(scripts/db.sh start); \
+	TEST_DATABASE_URL="$$url" RECALL_BENCH_N=$(or $(N),100000) RECALL_BENCH_SECONDS=$(or $(SECONDS),10) \
+		$(GO) test -run='^$$' -bench=BenchmarkServe -benchtime=1x -timeout=2h ./server
+
 .PHONY: bench
 bench: ## Run the benchmarks (BENCH=regexp, COUNT=n).
 	@url=$$(scripts/db.sh start); \

@@ -12,7 +12,6 @@ import (
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/ortrun"
 	"github.com/recall-engine/recall/internal/testkit/modeltest"
 	"github.com/recall-engine/recall/internal/testkit/synth"
@@ -26,23 +25,7 @@ import (
 // and kept (testdb.Persistent), with that database.
 func benchEngine(b *testing.B, rr rerank.Reranker) (*recall.Engine, *synth.Corpus, *testdb.DB) {
 	b.Helper()
-	n := envInt(b, "RECALL_BENCH_N", 100000, 1000)
-	emb, err := embed.NewHashing(0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := synth.New(synth.Config{N: n, Dim: emb.Dim(), Embed: func(texts []string) ([][]float32, error) {
-		return emb.Embed(context.Background(), texts, embed.Document)
-	}})
-	db := testdb.Persistent(b, fmt.Sprintf("hashing%d_%d_%d", synth.Version, n, c.Cfg.Seed), func(db *testdb.DB) error {
-		start, last := time.Now(), time.Now()
-		return c.Load(context.Background(), db.Owner, func(stage string, done, total int) {
-			if time.Since(last) > 10*time.Second || done == total {
-				last = time.Now()
-				fmt.Fprintf(os.Stderr, "synth: %s %d/%d (%v)\n", stage, done, total, time.Since(start).Round(time.Second))
-			}
-		})
-	})
+	c, db, emb := synth.Persistent(b, synth.BenchN(b, 100000))
 	e, err := recall.New(context.Background(), recall.Config{Pool: db.Runtime, Embedder: emb, Reranker: rr, Now: benchNow})
 	if err != nil {
 		b.Fatal(err)

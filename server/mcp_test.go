@@ -85,6 +85,9 @@ func mcpSession(t *testing.T, w *world, cs *mcp.ClientSession) {
 	if res := call("remember", map[string]any{"memories": []any{map[string]any{"text": "x"}}}); !res.IsError || !strings.Contains(text(res), "may not write") {
 		t.Fatalf("reader remember: %s", text(res))
 	}
+	if res := call("forget", map[string]any{"ids": []string{want.Items[0].ExternalID}}); !res.IsError || !strings.Contains(text(res), "may not write") {
+		t.Fatalf("reader forget: %s", text(res))
+	}
 }
 
 func TestMCPInMemory(t *testing.T) {

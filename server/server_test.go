@@ -245,7 +245,17 @@ func TestAuthMatrix(t *testing.T) {
 	check("ana", w.do(t, "POST", "/v1/recall", w.keys["ana"], q), "team", "ops")
 	check("bob", w.do(t, "POST", "/v1/recall", w.keys["bob"], q), "other")
 	check("ana narrowed to ops", w.do(t, "POST", "/v1/recall", w.keys["ana"], with(map[string]any{"read": []string{"ops"}})), "ops")
-	check("ana trace", response{200, nil, mustJSON(t, traceOf(t, w.do(t, "POST", "/v1/trace", w.keys["ana"], q)).Pack)}, "team", "ops")
+	tr := traceOf(t, w.do(t, "POST", "/v1/trace", w.keys["ana"], q))
+	check("ana trace", response{200, nil, mustJSON(t, tr.Pack)}, "team", "ops")
+	var cands []recall.Item
+	for _, c := range tr.Candidates {
+		cands = append(cands, recall.Item{ID: c.ID, ExternalID: c.ExternalID})
+	}
+	for i, s := range w.scopesOf(t, cands) {
+		if !slices.Contains(s, "team") && !slices.Contains(s, "ops") {
+			t.Fatalf("trace candidate %s of scopes %v", cands[i].ExternalID, s)
+		}
+	}
 	// Widening is refused with the field named.
 	for _, c := range []struct {
 		key   string
@@ -422,5 +432,65 @@ func TestOperationsRoutes(t *testing.T) {
 	var doc map[string]any
 	if r := w.do(t, "GET", "/openapi.json", "", nil); r.status != 200 || json.Unmarshal(r.body, &doc) != nil || doc["openapi"] != "3.1.0" {
 		t.Fatalf("openapi.json: %d", r.status)
+	}
+}
+
+// TestShutdownFinishesInFlight: when the server is told to stop while a write is in flight,
+// the write completes and is answered, and new connections are refused.
+func TestShutdownFinishesInFlight(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, err := server.New(server.Config{Engine: w.engine, Keys: w.db.Runtime, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln, 30*time.Second) }()
+	var mems []any
+	for i := range 1500 {
+		mems = append(mems, map[string]any{"id": fmt.Sprintf("bulk-%d", i), "text": fmt.Sprintf("Bulk note %d about the harbor crane and the ferry.", i)})
+	}
+	body := mustJSON(t, map[string]any{"memories": mems})
+	req, err := http.NewRequest("POST", "http://"+ln.Addr().String()+"/v1/memories", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+w.keys["ana"])
+	answered := make(chan response, 1)
+	start := time.Now()
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- response{status: -1, body: []byte(err.Error())}
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		answered <- response{status: res.StatusCode, body: b}
+	}()
+	// Stop once the write is running (its memories are being embedded and written).
+	time.Sleep(150 * time.Millisecond)
+	stop()
+	r := <-answered
+	took := time.Since(start)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"memories":1500`) {
+		t.Fatalf("in-flight write: %d %s", r.status, r.body)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if n := w.count(t); n != 18+1500 {
+		t.Fatalf("%d memories, want %d", n, 18+1500)
+	}
+	if _, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
+		t.Fatal("the server still accepts connections after shutdown")
+	}
+	if took < 150*time.Millisecond {
+		t.Fatalf("the write finished in %v, before the shutdown began: the test proved nothing", took)
 	}
 }

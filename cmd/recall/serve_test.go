@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-engine/recall/internal/testkit/testdb"
+)
+
+// readmeBlock is the body of the README's fenced block of lang that contains marker.
+func readmeBlock(t *testing.T, lang, marker string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range strings.Split(string(b), "```"+lang+"\n")[1:] {
+		body, _, _ := strings.Cut(part, "```")
+		if strings.Contains(body, marker) {
+			return body
+		}
+	}
+	t.Fatalf("README.md has no %s block with %q", lang, marker)
+	return ""
+}
+
+// TestREADMEServe runs the README's "Serving agents" as written, on the built binary: a key
+// made with recall keys create, recall serve as a process, the curl lines (on the server's
+// port), the MCP client configuration, then SIGTERM, which shuts the server down cleanly.
+func TestREADMEServe(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	db := testdb.New(t)
+	bin := filepath.Join(t.TempDir(), "recall")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "RECALL_DATABASE_URL="+db.URL(testdb.OwnerRole))
+	// The key, as the README makes it.
+	setup := readmeBlock(t, "sh", "recall keys create")
+	create := strings.Fields(strings.SplitN(strings.Split(setup, "\n")[0], "#", 2)[0])
+	cmd := exec.Command(bin, create[1:]...)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %v", create, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	key := lines[len(lines)-1]
+	if !strings.HasPrefix(key, "rk_") {
+		t.Fatalf("last line %q is not a key", key)
+	}
+	env = append(env, "RECALL_API_KEY="+key)
+	// recall serve, on a free port.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var logs bytes.Buffer
+	serve := exec.Command(bin, "serve", "--addr", addr)
+	serve.Env = env
+	serve.Stderr = &logs
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- serve.Wait() }()
+	defer func() { _ = serve.Process.Kill() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("recall serve not ready in 60 s:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The curl lines, as written, on this server's port.
+	want := []string{`"memories":1`, `"external_id":"m1"`, `"deleted":1`}
+	sc := bufio.NewScanner(strings.NewReader(readmeBlock(t, "sh", "curl -s")))
+	i := 0
+	for sc.Scan() {
+		line := strings.ReplaceAll(sc.Text(), "127.0.0.1:7411", addr)
+		c := exec.Command("bash", "-c", line)
+		c.Env = env
+		out, err := c.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want[i]) {
+			t.Fatalf("%s: %v\n%s\nwant %s", line, err, out, want[i])
+		}
+		i++
+	}
+	if i != len(want) {
+		t.Fatalf("%d curl lines, want %d", i, len(want))
+	}
+	// The MCP client configuration, as written (the binary for "recall", the key for "rk_...").
+	var conf struct {
+		MCPServers map[string]struct {
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(readmeBlock(t, "json", "mcpServers")), &conf); err != nil {
+		t.Fatal(err)
+	}
+	s := conf.MCPServers["recall"]
+	if s.Command != "recall" || s.Env["RECALL_API_KEY"] != "rk_..." {
+		t.Fatalf("configuration %+v", s)
+	}
+	mc := exec.Command(bin, s.Args...)
+	mc.Env = append(os.Environ(), "RECALL_DATABASE_URL="+db.URL(testdb.OwnerRole), "RECALL_API_KEY="+key)
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "readme", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: mc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("tools: %v %v", tools, err)
+	}
+	_ = cs.Close()
+	// SIGTERM: a clean exit.
+	if err := serve.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil || !strings.Contains(logs.String(), "shutting down") {
+			t.Fatalf("after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("recall serve still running 30 s after SIGTERM:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), key[20:]) {
+		t.Fatal("the server's log holds the key")
+	}
+}
