@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -73,10 +74,10 @@ func TestREADMEServe(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	var logs bytes.Buffer
+	logs := &lockedBuffer{}
 	serve := exec.Command(bin, "serve", "--addr", addr)
 	serve.Env = env
-	serve.Stderr = &logs
+	serve.Stderr = logs
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestREADMEServe(t *testing.T) {
 	for {
 		r, err := http.Get("http://" + addr + "/readyz")
 		if err == nil {
-			r.Body.Close()
+			_ = r.Body.Close()
 			if r.StatusCode == 200 {
 				break
 			}
@@ -156,4 +157,22 @@ func TestREADMEServe(t *testing.T) {
 	if strings.Contains(logs.String(), key[20:]) {
 		t.Fatal("the server's log holds the key")
 	}
+}
+
+// lockedBuffer is the server process's stderr, read while the process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
