@@ -147,24 +147,39 @@ func (s *Server) recallUser(ctx context.Context, req *mcp.CallToolRequest, in Re
 }
 
 func (s *Server) toolRecall(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, any, error) {
-	u, rr, err := s.recallUser(ctx, req, in)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !s.tryAcquire() {
-		return nil, nil, errors.New("the server is busy: try again in a second")
-	}
-	defer s.release()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RecallTimeout)
-	defer cancel()
-	pack, err := s.cfg.Engine.Recall(ctx, u, rr.Query, rr.Budget, rr.options())
-	if err != nil {
-		return nil, nil, toolError(problemFor(err))
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: PackText(pack)}}}, pack, nil
+	return s.toolRecallLike(ctx, req, in, func(ctx context.Context, u recall.User, rr *RecallRequest) (string, any, error) {
+		pack, err := s.cfg.Engine.Recall(ctx, u, rr.Query, rr.Budget, rr.options())
+		if err != nil {
+			return "", nil, err
+		}
+		return PackText(pack), pack, nil
+	})
 }
 
 func (s *Server) toolTrace(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, any, error) {
+	return s.toolRecallLike(ctx, req, in, func(ctx context.Context, u recall.User, rr *RecallRequest) (string, any, error) {
+		t, err := s.cfg.Engine.Trace(ctx, u, rr.Query, rr.Budget, rr.options())
+		if err != nil {
+			return "", nil, err
+		}
+		tr := traceResponse(t)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d candidates for %q; %d ordered and packed into the budget.\n", len(tr.Candidates), tr.SearchText, tr.K)
+		for i, c := range tr.Candidates {
+			if i == 20 {
+				fmt.Fprintf(&b, "... %d more in the structured result\n", len(tr.Candidates)-20)
+				break
+			}
+			fmt.Fprintf(&b, "%d. %s (%s): %s\n", c.FusedRank, c.ExternalID, c.Decision, c.Why)
+		}
+		return b.String(), tr, nil
+	})
+}
+
+// toolRecallLike runs a recall or a trace tool call: the key's user, a slot, the timeout;
+// run returns the text for the model and the structured result.
+func (s *Server) toolRecallLike(ctx context.Context, req *mcp.CallToolRequest, in RecallInput,
+	run func(context.Context, recall.User, *RecallRequest) (string, any, error)) (*mcp.CallToolResult, any, error) {
 	u, rr, err := s.recallUser(ctx, req, in)
 	if err != nil {
 		return nil, nil, err
@@ -175,21 +190,11 @@ func (s *Server) toolTrace(ctx context.Context, req *mcp.CallToolRequest, in Rec
 	defer s.release()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RecallTimeout)
 	defer cancel()
-	t, err := s.cfg.Engine.Trace(ctx, u, rr.Query, rr.Budget, rr.options())
+	text, out, err := run(ctx, u, rr)
 	if err != nil {
 		return nil, nil, toolError(problemFor(err))
 	}
-	tr := traceResponse(t)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d candidates for %q; %d ordered and packed into the budget.\n", len(tr.Candidates), tr.SearchText, tr.K)
-	for i, c := range tr.Candidates {
-		if i == 20 {
-			fmt.Fprintf(&b, "... %d more in the structured result\n", len(tr.Candidates)-20)
-			break
-		}
-		fmt.Fprintf(&b, "%d. %s (%s): %s\n", c.FusedRank, c.ExternalID, c.Decision, c.Why)
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, tr, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 
 func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in RememberInput) (*mcp.CallToolResult, any, error) {

@@ -180,33 +180,29 @@ func (s *Server) acquire(w http.ResponseWriter) bool {
 func (s *Server) release() { <-s.slots }
 
 func (s *Server) recall(w http.ResponseWriter, r *http.Request, k keys.Key) {
-	var req RecallRequest
-	if p := decode(w, r, s.cfg.MaxSmallBody, &req); p != nil {
-		p.write(w)
-		return
-	}
-	user, p := userFor(k, req.Scopes, req.Label)
-	if p != nil {
-		p.write(w)
-		return
-	}
-	if !s.acquire(w) {
-		return
-	}
-	defer s.release()
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RecallTimeout)
-	defer cancel()
-	pack, err := s.cfg.Engine.Recall(ctx, user, req.Query, req.Budget, req.options())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.metrics.stages(pack.Timings)
-	info(r).timings = &pack.Timings
-	writeJSON(w, http.StatusOK, pack)
+	s.recallLike(w, r, k, func(ctx context.Context, u recall.User, req *RecallRequest) (any, *recall.Timings, error) {
+		pack, err := s.cfg.Engine.Recall(ctx, u, req.Query, req.Budget, req.options())
+		if err != nil {
+			return nil, nil, err
+		}
+		return pack, &pack.Timings, nil
+	})
 }
 
 func (s *Server) trace(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	s.recallLike(w, r, k, func(ctx context.Context, u recall.User, req *RecallRequest) (any, *recall.Timings, error) {
+		t, err := s.cfg.Engine.Trace(ctx, u, req.Query, req.Budget, req.options())
+		if err != nil {
+			return nil, nil, err
+		}
+		return traceResponse(t), &t.Pack.Timings, nil
+	})
+}
+
+// recallLike is a recall or a trace: decode, narrow the key's scopes, take a slot (or 429),
+// run under the recall timeout, answer.
+func (s *Server) recallLike(w http.ResponseWriter, r *http.Request, k keys.Key,
+	run func(context.Context, recall.User, *RecallRequest) (any, *recall.Timings, error)) {
 	var req RecallRequest
 	if p := decode(w, r, s.cfg.MaxSmallBody, &req); p != nil {
 		p.write(w)
@@ -223,13 +219,14 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	defer s.release()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RecallTimeout)
 	defer cancel()
-	t, err := s.cfg.Engine.Trace(ctx, user, req.Query, req.Budget, req.options())
+	out, timings, err := run(ctx, user, &req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	info(r).timings = &t.Pack.Timings
-	writeJSON(w, http.StatusOK, traceResponse(t))
+	s.metrics.stages(*timings)
+	info(r).timings = timings
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) write(w http.ResponseWriter, r *http.Request, k keys.Key) {
