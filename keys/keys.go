@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -96,11 +97,7 @@ func (s Spec) check() (read, write []string, err error) {
 		return nil, nil, &Error{"write", err.Error()}
 	}
 	for _, w := range write {
-		found := false
-		for _, r := range read {
-			found = found || r == w
-		}
-		if !found {
+		if !slices.Contains(read, w) {
 			return nil, nil, &Error{"write", fmt.Sprintf("%q is not also a read scope", w)}
 		}
 	}
@@ -193,11 +190,11 @@ func Lookup(ctx context.Context, db DB, text string) (Key, error) {
 	if !ok {
 		return Key{}, ErrInvalid
 	}
+	hash := sha256.Sum256(secret)
 	var stored []byte
 	k := Key{ID: id}
 	err := db.QueryRow(ctx, `SELECT secret_hash, user_id, label, read_scopes, write_scopes FROM recall.api_key($1)`, id).
 		Scan(&stored, &k.User, &k.Label, &k.Read, &k.Write)
-	hash := sha256.Sum256(secret)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Key{}, ErrInvalid
 	}

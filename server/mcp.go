@@ -198,14 +198,6 @@ func (s *Server) toolRecallLike(ctx context.Context, req *mcp.CallToolRequest, i
 }
 
 func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in RememberInput) (*mcp.CallToolResult, any, error) {
-	k, err := s.keyOf(ctx, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	u, p := writerFor(k, in.Scopes)
-	if p != nil {
-		return nil, nil, toolError(p)
-	}
 	w := WriteRequest{Scopes: in.Scopes}
 	out := RememberOutput{IDs: []string{}}
 	for _, m := range in.Memories {
@@ -218,44 +210,39 @@ func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in 
 		w.Memories = append(w.Memories, Memory{ID: id, Text: m.Text, Speaker: m.Speaker, Tags: m.Tags})
 		out.IDs = append(out.IDs, id)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-	defer cancel()
-	res, err := s.cfg.Engine.Write(ctx, u, w.batch())
-	if err != nil {
-		return nil, nil, toolError(problemFor(err))
-	}
-	out.WriteResponse = WriteResponse{Sources: res.Sources, Memories: res.Memories, Updated: res.Updated,
-		Entities: res.Entities, Extracted: res.Extracted, Mentions: res.Mentions, Relations: res.Relations}
-	text := fmt.Sprintf("stored %d memories (%d updated): %s", res.Memories, res.Updated, strings.Join(out.IDs, ", "))
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+	return s.toolWriteLike(ctx, req, in.Scopes, func(ctx context.Context, u recall.User) (string, any, error) {
+		res, err := s.cfg.Engine.Write(ctx, u, w.batch())
+		out.WriteResponse = writeResponse(res)
+		return fmt.Sprintf("stored %d memories (%d updated): %s", res.Memories, res.Updated, strings.Join(out.IDs, ", ")), out, err
+	})
 }
 
 func (s *Server) toolForget(ctx context.Context, req *mcp.CallToolRequest, in ForgetInput) (*mcp.CallToolResult, any, error) {
+	return s.toolWriteLike(ctx, req, in.Scopes, func(ctx context.Context, u recall.User) (string, any, error) {
+		n, err := s.cfg.Engine.Delete(ctx, u, in.Scopes, in.IDs)
+		return fmt.Sprintf("deleted %d memories", n), DeleteResponse{Deleted: n}, err
+	})
+}
+
+// toolWriteLike runs a remember or forget tool call: the key's user for scopes, the write
+// timeout; run returns the text for the model and the structured result.
+func (s *Server) toolWriteLike(ctx context.Context, req *mcp.CallToolRequest, scopes []string,
+	run func(context.Context, recall.User) (string, any, error)) (*mcp.CallToolResult, any, error) {
 	k, err := s.keyOf(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
-	u, p := writerFor(k, in.Scopes)
+	u, p := writerFor(k, scopes)
 	if p != nil {
 		return nil, nil, toolError(p)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
-	n, err := s.cfg.Engine.Delete(ctx, u, in.Scopes, in.IDs)
+	text, out, err := run(ctx, u)
 	if err != nil {
 		return nil, nil, toolError(problemFor(err))
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("deleted %d memories", n)}}},
-		DeleteResponse{Deleted: n}, nil
-}
-
-func (s *Server) tryAcquire() bool {
-	select {
-	case s.slots <- struct{}{}:
-		return true
-	default:
-		return false
-	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 
 // PackText is a pack as a model reads it: one numbered block per item with its id, source,

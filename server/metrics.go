@@ -31,7 +31,7 @@ func newMetrics(pool *pgxpool.Pool) *metrics {
 	m.stage = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "recall_stage_duration_seconds",
 		Help: "Time in each stage of a recall.", Buckets: buckets}, []string{"stage"})
 	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "recall_errors_total",
-		Help: "Failed recalls, traces and writes by kind (input, write, dimension, timeout, canceled, schema, internal)."}, []string{"kind"})
+		Help: "Failed recalls, traces and writes by kind (invalid-input, invalid-batch, dimension, timeout, canceled, schema, internal)."}, []string{"kind"})
 	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "recall_http_in_flight", Help: "Requests being served."})
 	m.reg.MustRegister(m.requests, m.latency, m.stage, m.errors, m.inflight,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

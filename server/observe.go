@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/recall-engine/recall"
 )
-
-var stderr = os.Stderr
 
 // reqInfo is what a handler tells the request's log line: the key's id (never the key),
 // the recall's stage timings, the error.

@@ -155,7 +155,7 @@ func openAPI() ([]byte, error) {
 		}
 		responses["200"] = ok
 		for _, st := range r.Statuses {
-			responses[itoa(st)] = map[string]any{"description": statusText(st),
+			responses[strconv.Itoa(st)] = map[string]any{"description": http.StatusText(st),
 				"content": map[string]any{"application/problem+json": map[string]any{"schema": problemRef}}}
 		}
 		op["responses"] = responses
@@ -186,7 +186,3 @@ func openAPI() ([]byte, error) {
 	b, err := json.MarshalIndent(doc, "", "  ")
 	return append(b, '\n'), err
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-func statusText(n int) string { return http.StatusText(n) }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/recall-engine/recall"
@@ -33,8 +34,11 @@ type FieldError struct {
 	Limit   int    `json:"limit,omitempty"`
 }
 
+// problemPrefix begins every problem type; the rest names the kind.
+const problemPrefix = "urn:recall:problem:"
+
 func problem(status int, kind, detail string, fields ...FieldError) *Problem {
-	return &Problem{Type: "urn:recall:problem:" + kind, Title: http.StatusText(status), Status: status, Detail: detail, Errors: fields}
+	return &Problem{Type: problemPrefix + kind, Title: http.StatusText(status), Status: status, Detail: detail, Errors: fields}
 }
 
 func (p *Problem) write(w http.ResponseWriter) {
@@ -49,28 +53,10 @@ func (p *Problem) write(w http.ResponseWriter) {
 	_ = json.NewEncoder(w).Encode(p)
 }
 
-// errorKind names an error's type for the metrics and the log: input, write, dimension,
-// timeout, schema, internal.
+// errorKind names an error's kind for the metrics and the log: its problem's type
+// (invalid-input, invalid-batch, dimension, timeout, canceled, schema, internal).
 func errorKind(err error) string {
-	var ie *recall.InputError
-	var we *recall.WriteError
-	var de *recall.DimensionError
-	var fe *statement.FilterError
-	switch {
-	case errors.As(err, &ie), errors.As(err, &fe):
-		return "input"
-	case errors.As(err, &we):
-		return "write"
-	case errors.As(err, &de):
-		return "dimension"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.Is(err, recall.ErrSchema):
-		return "schema"
-	}
-	return "internal"
+	return strings.TrimPrefix(problemFor(err).Type, problemPrefix)
 }
 
 // problemFor maps an engine error to a problem: bad input is 400 with the field named, a
@@ -91,6 +77,8 @@ func problemFor(err error) *Problem {
 		return problem(http.StatusBadRequest, "dimension", de.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return problem(http.StatusGatewayTimeout, "timeout", "the request took longer than the server's limit")
+	case errors.Is(err, context.Canceled):
+		return problem(http.StatusRequestTimeout, "canceled", "the client went away before the answer")
 	case errors.Is(err, recall.ErrSchema):
 		p := problem(http.StatusServiceUnavailable, "schema", "the database's schema is not this server's: run recall migrate up")
 		p.retryAfter = 30

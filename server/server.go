@@ -16,6 +16,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -85,7 +87,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.MaxSmallBody = 64 << 10
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
@@ -164,17 +166,25 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("ready\n"))
 }
 
-// acquire takes a recall slot, or answers 429 when all are busy.
-func (s *Server) acquire(w http.ResponseWriter) bool {
+// tryAcquire takes a recall slot if one is free.
+func (s *Server) tryAcquire() bool {
 	select {
 	case s.slots <- struct{}{}:
 		return true
 	default:
-		p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d recalls are running, the server's limit", cap(s.slots)))
-		p.retryAfter = 1
-		p.write(w)
 		return false
 	}
+}
+
+// acquire takes a recall slot, or answers 429 when all are busy.
+func (s *Server) acquire(w http.ResponseWriter) bool {
+	if s.tryAcquire() {
+		return true
+	}
+	p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d recalls are running, the server's limit", cap(s.slots)))
+	p.retryAfter = 1
+	p.write(w)
+	return false
 }
 
 func (s *Server) release() { <-s.slots }
@@ -231,45 +241,42 @@ func (s *Server) recallLike(w http.ResponseWriter, r *http.Request, k keys.Key,
 
 func (s *Server) write(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	var req WriteRequest
-	if p := decode(w, r, s.cfg.MaxBody, &req); p != nil {
-		p.write(w)
-		return
-	}
-	user, p := writerFor(k, req.Scopes)
-	if p != nil {
-		p.write(w)
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
-	defer cancel()
-	res, err := s.cfg.Engine.Write(ctx, user, req.batch())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, WriteResponse{Sources: res.Sources, Memories: res.Memories, Updated: res.Updated,
-		Entities: res.Entities, Extracted: res.Extracted, Mentions: res.Mentions, Relations: res.Relations})
+	s.writeLike(w, r, k, s.cfg.MaxBody, &req, &req.Scopes, func(ctx context.Context, u recall.User) (any, error) {
+		res, err := s.cfg.Engine.Write(ctx, u, req.batch())
+		return writeResponse(res), err
+	})
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	var req DeleteRequest
-	if p := decode(w, r, s.cfg.MaxSmallBody, &req); p != nil {
+	s.writeLike(w, r, k, s.cfg.MaxSmallBody, &req, &req.Scopes, func(ctx context.Context, u recall.User) (any, error) {
+		n, err := s.cfg.Engine.Delete(ctx, u, req.Scopes, req.IDs)
+		return DeleteResponse{Deleted: n}, err
+	})
+}
+
+// writeLike is a write or a delete: decode the body (of at most limit bytes) into req, check
+// its scopes (read once it is decoded) against the key's write scopes, run under the write
+// timeout, answer.
+func (s *Server) writeLike(w http.ResponseWriter, r *http.Request, k keys.Key, limit int64, req any, scopes *[]string,
+	run func(context.Context, recall.User) (any, error)) {
+	if p := decode(w, r, limit, req); p != nil {
 		p.write(w)
 		return
 	}
-	user, p := writerFor(k, req.Scopes)
+	user, p := writerFor(k, *scopes)
 	if p != nil {
 		p.write(w)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
 	defer cancel()
-	n, err := s.cfg.Engine.Delete(ctx, user, req.Scopes, req.IDs)
+	out, err := run(ctx, user)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, DeleteResponse{Deleted: n})
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -288,7 +295,7 @@ func userFor(k keys.Key, s Scopes, label string) (recall.User, *Problem) {
 	}
 	if len(s.Read) > 0 {
 		for i, sc := range s.Read {
-			if !has(k.Read, sc) {
+			if !slices.Contains(k.Read, sc) {
 				return u, problem(http.StatusForbidden, "scope", fmt.Sprintf("the key may not read scope %q", sc),
 					FieldError{Field: fmt.Sprintf("read[%d]", i), Problem: "not one of the key's read scopes"})
 			}
@@ -297,7 +304,7 @@ func userFor(k keys.Key, s Scopes, label string) (recall.User, *Problem) {
 	}
 	if len(s.Write) > 0 {
 		for i, sc := range s.Write {
-			if !has(k.Write, sc) {
+			if !slices.Contains(k.Write, sc) {
 				return u, problem(http.StatusForbidden, "scope", fmt.Sprintf("the key may not write scope %q", sc),
 					FieldError{Field: fmt.Sprintf("write[%d]", i), Problem: "not one of the key's write scopes"})
 			}
@@ -306,7 +313,7 @@ func userFor(k keys.Key, s Scopes, label string) (recall.User, *Problem) {
 		return u, nil
 	}
 	for _, sc := range k.Write {
-		if has(u.Read, sc) {
+		if slices.Contains(u.Read, sc) {
 			u.Write = append(u.Write, sc)
 		}
 	}
@@ -321,21 +328,12 @@ func writerFor(k keys.Key, scopes []string) (recall.User, *Problem) {
 			FieldError{Field: "scopes", Problem: "the key has no write scopes"})
 	}
 	for i, sc := range scopes {
-		if !has(k.Write, sc) {
+		if !slices.Contains(k.Write, sc) {
 			return recall.User{}, problem(http.StatusForbidden, "scope", fmt.Sprintf("the key may not write scope %q", sc),
 				FieldError{Field: fmt.Sprintf("scopes[%d]", i), Problem: "not one of the key's write scopes"})
 		}
 	}
 	return recall.User{ID: k.User, Read: k.Read, Write: k.Write, Label: k.Label}, nil
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // bearer is the key of an "Authorization: Bearer KEY" header.

@@ -271,8 +271,7 @@ func TestAuthMatrix(t *testing.T) {
 		{"reader", "/v1/memories", map[string]any{"memories": []any{map[string]any{"id": "x", "text": "x"}}}, "scopes"},
 		{"bob", "/v1/memories", map[string]any{"scopes": []string{"team"}, "memories": []any{map[string]any{"id": "x", "text": "x"}}}, "scopes[0]"},
 	} {
-		method := "POST"
-		r := w.do(t, method, c.path, w.keys[c.key], c.body)
+		r := w.do(t, "POST", c.path, w.keys[c.key], c.body)
 		if r.status != http.StatusForbidden {
 			t.Fatalf("%s %s %v: status %d, want 403: %s", c.key, c.path, c.body, r.status, r.body)
 		}
@@ -420,7 +419,7 @@ func TestOperationsRoutes(t *testing.T) {
 	for _, want := range []string{
 		`recall_http_requests_total{code="200",route="POST /v1/recall"} 1`,
 		`recall_http_requests_total{code="400",route="POST /v1/recall"} 1`,
-		`recall_errors_total{kind="input"} 1`,
+		`recall_errors_total{kind="invalid-input"} 1`,
 		`recall_stage_duration_seconds_count{stage="statement"} 1`,
 		`recall_http_request_duration_seconds_bucket{route="POST /v1/recall",le="+Inf"} 2`,
 		`recall_pool_connections{state="total"}`,

@@ -177,6 +177,11 @@ type WriteResponse struct {
 	Relations int `json:"relations"`
 }
 
+func writeResponse(r recall.WriteResult) WriteResponse {
+	return WriteResponse{Sources: r.Sources, Memories: r.Memories, Updated: r.Updated, Entities: r.Entities,
+		Extracted: r.Extracted, Mentions: r.Mentions, Relations: r.Relations}
+}
+
 // DeleteRequest is the body of DELETE /v1/memories: memories of Scopes (empty: the key's
 // only write scope) by id.
 type DeleteRequest struct {

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,110 +16,91 @@ import (
 	"github.com/recall-engine/recall/server"
 )
 
-// envOr is the environment variable name's value, else def.
-func (m *Main) envOr(name, def string) string {
-	if v := m.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-// serverFlags are the flags recall serve and recall mcp share, each defaulting to its
-// environment variable.
+// serverFlags are the flags recall serve and recall mcp share.
 type serverFlags struct {
-	maxConcurrent *int
-	recallTimeout *time.Duration
-	writeTimeout  *time.Duration
-	maxBody       *int64
-	maxConns      *int
-	shutdownGrace *time.Duration
-	logLevel      *string
+	maxConcurrent, maxConns     int
+	maxBody                     int64
+	recallTimeout, writeTimeout time.Duration
+	shutdownGrace               time.Duration
+	logLevel                    string
 }
 
-func (m *Main) addServerFlags(fs interface {
-	Int(string, int, string) *int
-	Int64(string, int64, string) *int64
-	Duration(string, time.Duration, string) *time.Duration
-	String(string, string, string) *string
-}) (*serverFlags, error) {
+// envFlags maps each flag that has one to its environment variable.
+var envFlags = map[string]string{
+	"addr": "RECALL_ADDR", "max-concurrent": "RECALL_MAX_CONCURRENT", "max-conns": "RECALL_MAX_CONNS",
+	"max-body": "RECALL_MAX_BODY", "recall-timeout": "RECALL_RECALL_TIMEOUT",
+	"write-timeout": "RECALL_WRITE_TIMEOUT", "log-level": "RECALL_LOG_LEVEL",
+}
+
+func addServerFlags(fs *flag.FlagSet) *serverFlags {
 	f := &serverFlags{}
-	envInt := func(name string, def int) (int, error) {
-		v := m.Getenv(name)
-		if v == "" {
-			return def, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
-		}
-		return n, nil
-	}
-	envDur := func(name string, def time.Duration) (time.Duration, error) {
-		v := m.Getenv(name)
-		if v == "" {
-			return def, nil
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return 0, fmt.Errorf("%s=%q: want a positive duration such as 10s", name, v)
-		}
-		return d, nil
-	}
-	mc, err := envInt("RECALL_MAX_CONCURRENT", 16)
-	if err != nil {
-		return nil, err
-	}
-	conns, err := envInt("RECALL_MAX_CONNS", 0)
-	if err != nil {
-		return nil, err
-	}
-	body, err := envInt("RECALL_MAX_BODY", 8<<20)
-	if err != nil {
-		return nil, err
-	}
-	rt, err := envDur("RECALL_RECALL_TIMEOUT", 10*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	wt, err := envDur("RECALL_WRITE_TIMEOUT", 60*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	f.maxConcurrent = fs.Int("max-concurrent", mc, "recalls and traces at once; more get 429 (RECALL_MAX_CONCURRENT)")
-	f.maxConns = fs.Int("max-conns", conns, "database connections (RECALL_MAX_CONNS; 0: max(4, CPUs))")
-	f.maxBody = fs.Int64("max-body", int64(body), "largest write body in bytes (RECALL_MAX_BODY)")
-	f.recallTimeout = fs.Duration("recall-timeout", rt, "bound on one recall or trace (RECALL_RECALL_TIMEOUT)")
-	f.writeTimeout = fs.Duration("write-timeout", wt, "bound on one write or delete (RECALL_WRITE_TIMEOUT)")
-	f.shutdownGrace = fs.Duration("shutdown-grace", 30*time.Second, "on SIGTERM, how long in-flight requests may take to finish")
-	f.logLevel = fs.String("log-level", m.envOr("RECALL_LOG_LEVEL", "info"), "debug, info, warn or error (RECALL_LOG_LEVEL)")
-	return f, nil
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", 16, "recalls and traces at once; more get 429 (RECALL_MAX_CONCURRENT)")
+	fs.IntVar(&f.maxConns, "max-conns", 0, "database connections (RECALL_MAX_CONNS; 0: max(4, CPUs))")
+	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest write body in bytes (RECALL_MAX_BODY)")
+	fs.DurationVar(&f.recallTimeout, "recall-timeout", 10*time.Second, "bound on one recall or trace (RECALL_RECALL_TIMEOUT)")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", 60*time.Second, "bound on one write or delete (RECALL_WRITE_TIMEOUT)")
+	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM, how long in-flight requests may take to finish")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (RECALL_LOG_LEVEL)")
+	return f
 }
 
-// open connects (migrating the schema) and builds the server.
+// parseServer sets the flags of fs from their environment variables, then from args (which
+// win), and refuses positional arguments and values that are not positive.
+func (m *Main) parseServer(fs *flag.FlagSet, f *serverFlags, args []string, usage string) error {
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, usage+"\n\nflags:")
+		fs.PrintDefaults()
+	}
+	for name, env := range envFlags {
+		if v := m.Getenv(env); v != "" && fs.Lookup(name) != nil {
+			if err := fs.Set(name, v); err != nil {
+				return fmt.Errorf("%w: %s=%q: %v", cli.ErrUsage, env, v, err)
+			}
+		}
+	}
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: unexpected %q", cli.ErrUsage, pos[0])
+	}
+	switch {
+	case f.maxConcurrent <= 0:
+		return fmt.Errorf("%w: --max-concurrent %d: want at least 1", cli.ErrUsage, f.maxConcurrent)
+	case f.maxConns < 0:
+		return fmt.Errorf("%w: --max-conns %d: want 0 (the default) or more", cli.ErrUsage, f.maxConns)
+	case f.maxBody <= 0, f.recallTimeout <= 0, f.writeTimeout <= 0, f.shutdownGrace <= 0:
+		return fmt.Errorf("%w: --max-body, --recall-timeout, --write-timeout and --shutdown-grace must be positive", cli.ErrUsage)
+	}
+	return nil
+}
+
+// openServer connects (migrating the schema) and builds the server on recall.Open's pool.
 func (m *Main) openServer(ctx context.Context, f *serverFlags) (*server.Server, func(), error) {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(*f.logLevel)); err != nil {
-		return nil, nil, fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", cli.ErrUsage, *f.logLevel)
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, nil, fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", cli.ErrUsage, f.logLevel)
 	}
-	logger := slog.New(slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level}))
 	c, err := m.Connect(ctx, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := recall.Open(ctx, c.RuntimeURL, recall.Config{}, recall.PoolOptions{MaxConns: int32(*f.maxConns)})
+	runtimeURL := c.RuntimeURL
+	c.Close() // the engine's own pool serves the keys too
+	e, err := recall.Open(ctx, runtimeURL, recall.Config{}, recall.PoolOptions{MaxConns: int32(f.maxConns)})
 	if err != nil {
-		c.Close()
 		return nil, nil, err
 	}
-	s, err := server.New(server.Config{Engine: e, Keys: c.Runtime, Pool: e.Pool(), Ready: e.Ready,
-		MaxConcurrent: *f.maxConcurrent, RecallTimeout: *f.recallTimeout, WriteTimeout: *f.writeTimeout,
-		MaxBody: *f.maxBody, Logger: logger, Version: version})
+	s, err := server.New(server.Config{Engine: e, Keys: e.Pool(), Pool: e.Pool(), Ready: e.Ready,
+		MaxConcurrent: f.maxConcurrent, RecallTimeout: f.recallTimeout, WriteTimeout: f.writeTimeout, MaxBody: f.maxBody,
+		Logger: slog.New(slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level})), Version: version})
 	if err != nil {
 		e.Close()
-		c.Close()
 		return nil, nil, err
 	}
-	return s, func() { e.Close(); c.Close() }, nil
+	return s, e.Close, nil
 }
 
 const version = "0.1.0-dev"
@@ -127,20 +108,10 @@ const version = "0.1.0-dev"
 // serve: recall serve [--addr HOST:PORT] [flags]
 func (m *Main) serve(ctx context.Context, args []string) error {
 	fs := m.Flags("serve")
-	addr := fs.String("addr", m.envOr("RECALL_ADDR", "127.0.0.1:7411"), "where to listen (RECALL_ADDR)")
-	f, err := m.addServerFlags(fs)
-	if err != nil {
+	addr := fs.String("addr", "127.0.0.1:7411", "where to listen (RECALL_ADDR)")
+	f := addServerFlags(fs)
+	if err := m.parseServer(fs, f, args, "usage: recall serve [flags]\n\nThe HTTP API (/v1/...) and MCP (/mcp) with API keys (recall keys create)."); err != nil {
 		return err
-	}
-	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, "usage: recall serve [flags]\n\nThe HTTP API (/v1/...) and MCP (/mcp) with API keys (recall keys create).\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if pos, err := cli.Parse(fs, args); err != nil {
-		return err
-	} else if len(pos) != 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: unexpected %q", cli.ErrUsage, pos[0])
 	}
 	s, closeAll, err := m.openServer(ctx, f)
 	if err != nil {
@@ -152,25 +123,15 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("--addr %s: %w", *addr, err)
 	}
 	fmt.Fprintf(m.Stderr, "recall serve: listening on http://%s (Ctrl-C or SIGTERM to stop)\n", ln.Addr())
-	return s.Serve(ctx, ln, *f.shutdownGrace)
+	return s.Serve(ctx, ln, f.shutdownGrace)
 }
 
 // mcp: recall mcp (MCP over stdio; the key in RECALL_API_KEY)
 func (m *Main) mcp(ctx context.Context, args []string) error {
 	fs := m.Flags("mcp")
-	f, err := m.addServerFlags(fs)
-	if err != nil {
+	f := addServerFlags(fs)
+	if err := m.parseServer(fs, f, args, "usage: RECALL_API_KEY=KEY recall mcp [flags]\n\nMCP over stdin and stdout, as the key's user (recall keys create)."); err != nil {
 		return err
-	}
-	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, "usage: RECALL_API_KEY=KEY recall mcp [flags]\n\nMCP over stdin and stdout, as the key's user (recall keys create).\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if pos, err := cli.Parse(fs, args); err != nil {
-		return err
-	} else if len(pos) != 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: unexpected %q", cli.ErrUsage, pos[0])
 	}
 	key := strings.TrimSpace(m.Getenv("RECALL_API_KEY"))
 	if key == "" {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
@@ -44,6 +45,9 @@ func readmeBlock(t *testing.T, lang, marker string) string {
 func TestREADMEServe(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("curl is not installed (CI is set, so this fails instead of skipping)")
+		}
 		t.Skip("curl is not installed")
 	}
 	db := testdb.New(t)
@@ -175,4 +179,34 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestServeFlags: flags default to their environment variables, a flag given wins, and a
+// value that is not positive or does not parse is a usage error naming it; nothing connects.
+func TestServeFlags(t *testing.T) {
+	t.Parallel()
+	run := func(env map[string]string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		m := &Main{cli.Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}}
+		return m.Run(context.Background(), args), errb.String()
+	}
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"RECALL_MAX_CONCURRENT": "many"}, []string{"serve"}, `RECALL_MAX_CONCURRENT="many"`},
+		{map[string]string{"RECALL_MAX_CONCURRENT": "0"}, []string{"serve"}, "--max-concurrent 0"},
+		{map[string]string{"RECALL_MAX_CONCURRENT": "0"}, []string{"serve", "--max-concurrent", "-3"}, "--max-concurrent -3"},
+		{map[string]string{"RECALL_RECALL_TIMEOUT": "soon"}, []string{"mcp"}, `RECALL_RECALL_TIMEOUT="soon"`},
+		{nil, []string{"serve", "--write-timeout", "0s"}, "must be positive"},
+		{nil, []string{"serve", "extra"}, `unexpected "extra"`},
+		{map[string]string{"RECALL_LOG_LEVEL": "loud"}, []string{"serve"}, `--log-level "loud"`},
+		{nil, []string{"mcp"}, "RECALL_API_KEY is not set"},
+	} {
+		code, stderr := run(c.env, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v %v: exit %d, stderr %q, want 2 and %q", c.env, c.args, code, stderr, c.want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package testdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -31,25 +32,15 @@ type Server struct {
 func Private(t testing.TB) *Server {
 	t.Helper()
 	AdminConfig(t)
-	root, err := os.MkdirTemp("", "recall-private-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// initdb runs as the postgres OS user when the tests run as root: it must reach the
-	// directory.
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{dir: filepath.Join(root, "pg"), port: port}
+	s := &Server{dir: reachableTempDir(t), port: port}
 	t.Cleanup(func() {
 		if out, err := s.script("clean"); err != nil {
 			t.Errorf("testdb: private server clean: %v\n%s", err, out)
 		}
-		os.RemoveAll(root)
 	})
 	out, err := s.script("start")
 	if err != nil {
@@ -63,6 +54,22 @@ func Private(t testing.TB) *Server {
 	cfg.ConnectTimeout = 5 * time.Second
 	s.Admin = cfg
 	return s
+}
+
+// reachableTempDir is a directory for a data directory under a temporary directory the
+// postgres OS user can enter (initdb runs as postgres when the tests run as root), removed
+// when t ends.
+func reachableTempDir(t testing.TB) string {
+	t.Helper()
+	root, err := os.MkdirTemp("", "recall-db-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	return filepath.Join(root, "pg")
 }
 
 // Stop stops the server (fast shutdown: open sessions are ended, their transactions rolled
@@ -103,13 +110,22 @@ func (s *Server) NewDB(t testing.TB) *DB {
 }
 
 func (s *Server) script(args ...string) (string, error) {
+	return runScript(s.dir, []string{"RECALL_PG_PORT=" + strconv.Itoa(s.port)}, args...)
+}
+
+// errHung: db.sh did not finish in 2 minutes.
+var errHung = errors.New("did not finish in 2 minutes")
+
+// runScript runs scripts/db.sh with its data under dir and env added, and returns its
+// combined output.
+func runScript(dir string, env []string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append([]string{dbScript()}, args...)...)
-	cmd.Env = append(os.Environ(), "RECALL_PG_DIR="+s.dir, "RECALL_PG_PORT="+strconv.Itoa(s.port))
+	cmd.Env = append(append(os.Environ(), "RECALL_PG_DIR="+dir), env...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		return string(out), fmt.Errorf("db.sh %v did not finish in 2 minutes", args)
+		return string(out), fmt.Errorf("db.sh %v: %w", args, errHung)
 	}
 	return string(out), err
 }

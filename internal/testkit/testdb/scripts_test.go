@@ -1,10 +1,9 @@
 package testdb
 
 import (
-	"context"
+	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,37 +11,14 @@ import (
 	"time"
 )
 
-// runDB runs scripts/db.sh with its data under dir and returns its combined output and error.
+// runDB runs scripts/db.sh with its data under dir, failing t when it hangs.
 func runDB(t *testing.T, dir string, env []string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	script, err := filepath.Abs("../../../scripts/db.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(ctx, "bash", append([]string{script}, args...)...)
-	cmd.Env = append(append(os.Environ(), "RECALL_PG_DIR="+dir), env...)
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
+	out, err := runScript(dir, env, args...)
+	if errors.Is(err, errHung) {
 		t.Fatalf("db.sh %v hung: %s", args, out)
 	}
-	return string(out), err
-}
-
-// reachableTempDir is a temporary directory the postgres OS user can enter (initdb runs as
-// postgres when the tests run as root).
-func reachableTempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "recall-db-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return filepath.Join(dir, "pg")
+	return out, err
 }
 
 func TestScriptHalfCreatedDataDirectory(t *testing.T) {
