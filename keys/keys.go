@@ -176,7 +176,7 @@ func parse(text string) (id string, secret []byte, ok bool) {
 	if _, err := hex.DecodeString(id); err != nil || strings.ToLower(id) != id {
 		return "", nil, false
 	}
-	secret, err := base64.RawURLEncoding.DecodeString(enc)
+	secret, err := base64.RawURLEncoding.Strict().DecodeString(enc) // one text per key: stray bits in the last character are refused
 	if err != nil || len(secret) != secretLen {
 		return "", nil, false
 	}

@@ -28,9 +28,16 @@ func TestKeys(t *testing.T) {
 	if got.User != "ana" || got.Label != "Ana" || strings.Join(got.Read, ",") != "ops,team" || strings.Join(got.Write, ",") != "team" {
 		t.Fatalf("lookup: %+v", got)
 	}
-	// A wrong secret with the right id, a malformed key, an unknown id: all the same error.
-	wrong := text[:len(text)-1] + map[bool]string{true: "B", false: "A"}[text[len(text)-1] == 'A']
-	for _, bad := range []string{wrong, "", "rk_", text + "x", strings.ToUpper(text), "rk_0000000000000000_" + text[len(text)-43:]} {
+	// A wrong secret with the right id (a character of the middle changed), the same secret
+	// with stray bits in its last character (43 base64 characters carry 258 bits for 256), a
+	// malformed key, an unknown id: all the same error.
+	flip := func(c byte) string { return map[bool]string{true: "B", false: "A"}[c == 'A'] }
+	mid := len(text) - 20
+	wrong := text[:mid] + flip(text[mid]) + text[mid+1:]
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	lastValue := strings.IndexByte(alphabet, text[len(text)-1])
+	stray := text[:len(text)-1] + string(alphabet[lastValue^1]) // the lowest bit is unused
+	for _, bad := range []string{wrong, stray, "", "rk_", text + "x", strings.ToUpper(text), "rk_0000000000000000_" + text[len(text)-43:]} {
 		if _, err := keys.Lookup(ctx, db.Runtime, bad); !errors.Is(err, keys.ErrInvalid) {
 			t.Fatalf("lookup %q: %v, want ErrInvalid", bad, err)
 		}
