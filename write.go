@@ -60,8 +60,9 @@ func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, er
 }
 
 // Delete removes memories of scopes (nil: the user's only write scope) by ID, with their
-// mentions, the relations they are evidence for and their access rows; extracted entities
-// nothing mentions any more go too. It returns how many were deleted; an id that is empty,
+// mentions, the relations they are evidence for, their access rows and the summaries that
+// cover them; extracted entities nothing mentions any more go too. It returns how many of
+// the named memories were deleted; an id that is empty,
 // too long, invalid UTF-8 or holds a NUL byte is refused with a *WriteError ("ids[2].id").
 func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []string) (int, error) {
 	who, err := user.check()

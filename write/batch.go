@@ -29,7 +29,15 @@ type Batch struct {
 	// does not exist yet: a bulk load then calls EnsureVectorIndex once at the end, which
 	// builds it far faster than inserting row by row. Until then the vector lane scans.
 	DeferVectorIndex bool
+	// Prune, when set, deletes in the same transaction the memories of the batch's scope set
+	// whose ID starts with it and that the batch does not write: a rebuilt set of memories
+	// (recall summarize's summaries) replaces the last one whole. It must be at least
+	// MinPruneLen bytes, so that it names a family of ids, not everything.
+	Prune string
 }
+
+// MinPruneLen is the shortest Batch.Prune prefix.
+const MinPruneLen = 4
 
 // Source is a document memories come from.
 type Source struct {
@@ -66,6 +74,11 @@ type Memory struct {
 	// Entities are entity IDs (in this batch or stored) the memory mentions, besides those
 	// extracted from Text.
 	Entities []string
+	// Covers, for a summary (Kind "summary"), are the IDs of the memories it summarizes, of
+	// the batch's scope set (in this batch or stored). A pack never holds a summary with a
+	// memory it covers, and deleting a covered memory deletes the summary. Writing the
+	// summary again replaces its coverage.
+	Covers []string
 }
 
 // Entity is a person, place or thing memories mention.
@@ -95,6 +108,8 @@ type Result struct {
 	Updated                     int // memories that existed before
 	Extracted                   int // entities created from extracted names
 	Mentions, Relations         int
+	Covered                     int // (summary, covered memory) pairs written
+	Pruned                      int // memories deleted by Batch.Prune
 }
 
 // Add adds o's counts to r.
@@ -106,6 +121,8 @@ func (r *Result) Add(o Result) {
 	r.Extracted += o.Extracted
 	r.Mentions += o.Mentions
 	r.Relations += o.Relations
+	r.Covered += o.Covered
+	r.Pruned += o.Pruned
 }
 
 // Error is a batch refused before anything was written: Item names the row
@@ -138,8 +155,9 @@ const (
 	MaxURILen       = 8192
 	MaxTagLen       = 256
 	MaxPredicateLen = 256
-	MaxKindLen      = 64 // an entity's kind
-	MaxMetaDepth    = 32 // nesting of metadata values
+	MaxKindLen      = 64     // an entity's kind
+	MaxMetaDepth    = 32     // nesting of metadata values
+	MaxCovers       = 10_000 // memories one summary covers
 	// MaxScopeSetBytes bounds a stored scope set (a batch's): its names joined by commas.
 	// Every lexical posting's index entry holds the set twice (its key and the array) next
 	// to a term, and an entry is at most about 2.7 kB. Read scopes are not stored and are

@@ -168,6 +168,19 @@ func checkValue(item, path string, v reflect.Value, depth int) error {
 
 // validate checks every row before anything is written; dim is the embedder's dimension.
 func validate(b Batch, dim int) error {
+	if b.Prune != "" {
+		if len(b.Prune) < MinPruneLen {
+			return &Error{Item: "batch", Field: "prune", Problem: fmt.Sprintf("%q: a prefix of %d bytes, want at least %d", b.Prune, len(b.Prune), MinPruneLen)}
+		}
+		if err := checkID("batch", "prune", b.Prune, true); err != nil {
+			return err
+		}
+		for i, m := range b.Memories {
+			if !strings.HasPrefix(m.ID, b.Prune) {
+				return &Error{Item: fmt.Sprintf("memories[%d]", i), Field: "id", Problem: fmt.Sprintf("%q does not start with the batch's prune prefix %q", m.ID, b.Prune)}
+			}
+		}
+	}
 	seen := map[string]bool{}
 	dup := func(item, field, kind, key, shown string) error {
 		k := kind + "\x00" + key
@@ -325,5 +338,37 @@ func validateMemory(item string, m Memory, dim int) error {
 			return err
 		}
 	}
+	if err := validateCovers(item, m); err != nil {
+		return err
+	}
 	return checkMeta(item, m.Metadata)
+}
+
+// validateCovers checks a summary's covered memory ids: only a summary covers, at most
+// MaxCovers distinct ids, never itself.
+func validateCovers(item string, m Memory) error {
+	if len(m.Covers) == 0 {
+		return nil
+	}
+	switch {
+	case m.Kind != "summary":
+		return &Error{Item: item, Field: "covers", Problem: fmt.Sprintf("only a summary covers memories, this memory's kind is %q", cmp.Or(m.Kind, "world"))}
+	case len(m.Covers) > MaxCovers:
+		return &Error{Item: item, Field: "covers", Problem: fmt.Sprintf("%d memories, the limit is %d", len(m.Covers), MaxCovers)}
+	}
+	seen := make(map[string]bool, len(m.Covers))
+	for j, id := range m.Covers {
+		field := fmt.Sprintf("covers[%d]", j)
+		if err := checkID(item, field, id, true); err != nil {
+			return err
+		}
+		switch {
+		case id == m.ID:
+			return &Error{Item: item, Field: field, Problem: "a summary cannot cover itself"}
+		case seen[id]:
+			return &Error{Item: item, Field: field, Problem: fmt.Sprintf("%q appears twice", id)}
+		}
+		seen[id] = true
+	}
+	return nil
 }

@@ -87,8 +87,9 @@ func (w *Writer) EnsureVectorIndex(ctx context.Context) error {
 }
 
 // Delete removes memories of scopes (nil: the caller's only write scope) by ID, with their
-// mentions, the relations they are evidence for and their access rows; extracted entities
-// nothing mentions any more go too. It returns how many were deleted.
+// mentions, the relations they are evidence for, their access rows and the summaries that
+// cover them; extracted entities nothing mentions any more go too. It returns how many of
+// the named memories were deleted (summaries that went with them are not counted).
 func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) (int, error) {
 	sc, err := Scopes(write, scopes)
 	if err != nil {
@@ -104,11 +105,19 @@ func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) 
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, statementText("delete"), pgx.NamedArgs{"scopes": sc, "ids": ids})
+		rows, err := tx.Query(ctx, statementText("delete"), pgx.NamedArgs{"scopes": sc, "ids": ids})
 		if err != nil {
 			return err
 		}
-		n = int(tag.RowsAffected())
+		named, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+		if err != nil {
+			return err
+		}
+		for _, x := range named {
+			if x {
+				n++
+			}
+		}
 		_, err = tx.Exec(ctx, statementText("orphans"), pgx.NamedArgs{"scopes": sc})
 		return err
 	})
@@ -195,12 +204,23 @@ func (t *txn) write(dim int, b Batch, vecs [][]float32) error {
 			return err
 		}
 	}
-	for _, step := range []func(Batch, [][]float32) error{t.writeSources, t.writeMemories, t.writeEntities, t.writeLinks} {
+	for _, step := range []func(Batch, [][]float32) error{t.writeSources, t.writeMemories, t.writeCoverage, t.writeEntities, t.writeLinks} {
 		if err := step(b, vecs); err != nil {
 			return err
 		}
 	}
-	if t.res.Updated > 0 {
+	if b.Prune != "" {
+		keep := make([]string, len(b.Memories))
+		for i, m := range b.Memories {
+			keep[i] = m.ID
+		}
+		tag, err := t.tx.Exec(t.ctx, statementText("prune"), pgx.NamedArgs{"scopes": t.scopes, "prefix": b.Prune, "keep": keep})
+		if err != nil {
+			return err
+		}
+		t.res.Pruned = int(tag.RowsAffected())
+	}
+	if t.res.Updated > 0 || t.res.Pruned > 0 {
 		if _, err := t.tx.Exec(t.ctx, statementText("orphans"), pgx.NamedArgs{"scopes": t.scopes}); err != nil {
 			return err
 		}
@@ -273,6 +293,52 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 	slices.Sort(updated)
 	_, err = t.tx.Exec(t.ctx, statementText("links"), pgx.NamedArgs{"ids": updated})
 	return err
+}
+
+// writeCoverage replaces the coverage of the batch's memories (a summary's covered memories;
+// a memory that is no longer a summary loses its coverage). Covered memories are of the
+// batch's scope set, written by it or stored.
+func (t *txn) writeCoverage(b Batch, _ [][]float32) error {
+	if len(b.Memories) == 0 {
+		return nil
+	}
+	refs := map[string]string{}
+	for i, m := range b.Memories {
+		for j, id := range m.Covers {
+			if _, ok := t.memories[id]; !ok {
+				refs[id] = fmt.Sprintf("memories[%d].covers[%d]", i, j)
+			}
+		}
+	}
+	stored, err := t.stored("memories", refs)
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, 0, len(b.Memories))
+	var rows []map[string]any
+	for _, m := range b.Memories {
+		sid := t.memories[m.ID]
+		ids = append(ids, sid)
+		for _, c := range m.Covers {
+			mid, ok := t.memories[c]
+			if !ok {
+				mid = stored[c]
+			}
+			rows = append(rows, map[string]any{"summary": sid, "memory": mid})
+		}
+	}
+	if _, err := t.tx.Exec(t.ctx, statementText("coverage_clear"), pgx.NamedArgs{"ids": ids}); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	tag, err := t.tx.Exec(t.ctx, statementText("coverage"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
+	if err != nil {
+		return err
+	}
+	t.res.Covered = int(tag.RowsAffected())
+	return nil
 }
 
 // writeEntities upserts the entities the caller gives.

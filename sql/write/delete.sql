@@ -1,4 +1,11 @@
--- Delete memories of the batch's scope set by external id. Mentions, relations they are
--- evidence for, access rows and BM25 data go with them.
-DELETE FROM recall.memories WHERE scopes = @scopes::text[] AND external_id = ANY(@ids::text[])
-RETURNING external_id
+-- Delete memories of the batch's scope set by external id, and the summaries that cover
+-- them (a summary of a memory that is gone no longer says what the memories say). Mentions,
+-- relations they are evidence for, access rows and BM25 data go with them. Returns, per
+-- deleted row, whether the caller named it.
+WITH named AS (
+  SELECT id FROM recall.memories WHERE scopes = @scopes::text[] AND external_id = ANY(@ids::text[])
+)
+DELETE FROM recall.memories m
+WHERE m.id IN (SELECT id FROM named)
+   OR (m.kind = 'summary' AND m.id IN (SELECT sc.summary_id FROM recall.summary_coverage sc WHERE sc.memory_id IN (SELECT id FROM named)))
+RETURNING m.id IN (SELECT id FROM named)
