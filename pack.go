@@ -27,9 +27,21 @@ type Pack struct {
 	// ranked high by no lane (Settings.CutRatio).
 	Cut int `json:"cut,omitempty"`
 	// Window is the time the question names, when the temporal lane took it from there.
-	Window   *Window   `json:"window,omitempty"`
-	Warnings []Warning `json:"warnings"`
-	Timings  Timings   `json:"timings"`
+	Window *Window `json:"window,omitempty"`
+	// Altitude is the altitude the pack was made at, and Climbs the summaries it packed in
+	// place of the memories they cover (Options.Altitude).
+	Altitude Altitude `json:"altitude"`
+	Climbs   []Climb  `json:"climbs,omitempty"`
+	// GraphContext are the relations between the query's entities and the packed items'
+	// (Options.GraphContext), most graph mass first; their tokens, GraphTokens, are part of
+	// Used.
+	GraphContext []statement.Triplet `json:"graph_context,omitempty"`
+	GraphTokens  int                 `json:"graph_tokens,omitempty"`
+	// Sources lists each source of the packed items once, in the order the items name them;
+	// an item points at its source by SourceID.
+	Sources  []statement.Source `json:"sources"`
+	Warnings []Warning          `json:"warnings"`
+	Timings  Timings            `json:"timings"`
 	// Accessed is how many packed memories had their access recorded (0 when recording is
 	// off, failed, or the user has no write scope over them).
 	Accessed int64 `json:"accessed"`
@@ -46,6 +58,9 @@ func (p *Pack) nonNil() {
 	}
 	if p.Warnings == nil {
 		p.Warnings = []Warning{}
+	}
+	if p.Sources == nil {
+		p.Sources = []statement.Source{}
 	}
 }
 
@@ -64,11 +79,14 @@ type Item struct {
 	ExternalID string `json:"external_id"`
 	Kind       string `json:"kind"`
 	// Text is the text as packed: cut to the budget when Truncated.
-	Text          string         `json:"text"`
-	Truncated     bool           `json:"truncated,omitempty"`
-	Tokens        int            `json:"tokens"`
-	SourceTitle   string         `json:"source_title,omitempty"`
-	SourceURI     string         `json:"source_uri,omitempty"`
+	Text      string `json:"text"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Tokens    int    `json:"tokens"`
+	// SourceID is the item's source in Pack.Sources (0: none); SourceTitle and SourceURI are
+	// that source's, for Go callers (JSON gives them once, in Pack.Sources).
+	SourceID      int64          `json:"source_id,omitempty"`
+	SourceTitle   string         `json:"-"`
+	SourceURI     string         `json:"-"`
 	Entities      []string       `json:"entities,omitempty"`
 	OccurredStart *time.Time     `json:"occurred_start,omitempty"`
 	OccurredEnd   *time.Time     `json:"occurred_end,omitempty"`
@@ -93,6 +111,8 @@ type Item struct {
 	// short reply after it answers it).
 	Run     int    `json:"run,omitempty"`
 	Context string `json:"context,omitempty"`
+	// Covers, for a summary, are the ids of the memories it covers.
+	Covers []int64 `json:"covers,omitempty"`
 }
 
 // MarshalJSON writes the lanes by name, only those that found the item.

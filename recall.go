@@ -28,6 +28,11 @@ type Options struct {
 	Plan statement.Plan
 	// NoRerank skips the rerank stage.
 	NoRerank bool
+	// Altitude chooses between summaries and the memories they cover ("": auto).
+	Altitude Altitude
+	// GraphContext adds the relations between the query's entities and the packed items' to
+	// the pack, within the budget (Pack.GraphContext).
+	GraphContext bool
 }
 
 // Recall answers query for user with the evidence that fits budget tokens: the recall
@@ -60,6 +65,7 @@ type run struct {
 	all     []statement.Candidate // the statement's rows (more than K in a trace)
 	ordered []ranked              // the first K in merit order (after the cut)
 	walk    budget.Pack[unit]
+	alt     altitudeResult
 }
 
 func (r *run) warn(stage string, err error) {
@@ -83,7 +89,7 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	if err := e.order(ctx, r, opts.NoRerank); err != nil {
 		return nil, err
 	}
-	if err := e.packItems(r); err != nil {
+	if err := e.packItems(r, opts); err != nil {
 		return nil, err
 	}
 	if !trace {
@@ -103,6 +109,11 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 	if err != nil {
 		return err
 	}
+	alt, err := ParseAltitude(string(opts.Altitude))
+	if err != nil {
+		return err
+	}
+	r.pack.Altitude = alt
 	if err := opts.Filters.Validate(); err != nil {
 		var fe *statement.FilterError
 		if errors.As(err, &fe) {
@@ -165,6 +176,7 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 	req.q = statement.Query{
 		Text: req.search, Raw: query, Vector: em.vec, Mentions: mentions,
 		WindowStart: opts.WindowStart, WindowEnd: opts.WindowEnd, Filters: opts.Filters, Now: now,
+		GraphContext: opts.GraphContext,
 	}
 	if opts.WindowStart.IsZero() && opts.WindowEnd.IsZero() && !opts.NoQueryTime {
 		if w, ok := when.Parse(query, now); ok {
@@ -246,17 +258,52 @@ func (e *Engine) rerank(ctx context.Context, r *run, cands []ranked, off bool) (
 
 // packItems walks the merit order into the budget and fills the pack.
 // A candidate and the neighbours it needs are walked as one unit and packed as a run: their
-// items are adjacent, in their places' order, and share a Run number.
-func (e *Engine) packItems(r *run) error {
+// items are adjacent, in their places' order, and share a Run number. The altitude step
+// first chooses between summaries and the memories they cover; with a graph context, the
+// relations of the packed items take what the items leave, and when that does not hold
+// them the items are walked again in all but GraphContextShare of the budget.
+func (e *Engine) packItems(r *run, opts *Options) error {
 	t := time.Now()
 	cost, cut := unitCosts(e.cfg.Tokens)
-	walk, err := budget.Walk(units(r.ordered, r.req.settings.ContextHits), cost, cut, r.req.budget)
-	if err != nil {
-		return &InputError{Field: "budget", Problem: err.Error()}
+	if r.req.budget < 1 {
+		return &InputError{Field: "budget", Problem: fmt.Sprintf("%d tokens: want at least 1", r.req.budget)}
+	}
+	walkIn := func(b int) func([]unit) budget.Pack[unit] {
+		return func(us []unit) budget.Pack[unit] {
+			w, _ := budget.Walk(us, cost, cut, b) // b >= 1: Walk cannot fail
+			return w
+		}
+	}
+	p := r.pack
+	r.alt = applyAltitude(p.Altitude, units(r.ordered, r.req.settings.ContextHits), walkIn(r.req.budget))
+	walk := walkIn(r.req.budget)(r.alt.units)
+	var triplets []statement.Triplet
+	if opts.GraphContext {
+		triplets = graphContext(walk.Items)
+		if need := tripletsCost(triplets, e.cfg.Tokens); need > r.req.budget-walk.Used {
+			reserve := min(need, r.req.budget/GraphContextShare)
+			if reserve > 0 {
+				walk = walkIn(r.req.budget - reserve)(r.alt.units)
+				triplets = graphContext(walk.Items)
+			}
+		}
+		triplets, p.GraphTokens = fitTriplets(triplets, r.req.budget-walk.Used, e.cfg.Tokens)
+		p.GraphContext = triplets
 	}
 	r.walk = walk
-	p := r.pack
+	inPack := map[int64]bool{}
+	for _, it := range walk.Items {
+		for _, m := range it.Item.members {
+			inPack[m.ID] = true
+		}
+	}
+	for _, c := range r.alt.climbs {
+		if inPack[c.Summary] { // a summary that climbed but did not fit replaced nothing in the pack
+			p.Climbs = append(p.Climbs, c)
+		}
+	}
 	runs := 0
+	seen := map[int64]bool{}
 	for _, it := range walk.Items {
 		run := 0
 		if len(it.Item.members) > 1 {
@@ -267,6 +314,10 @@ func (e *Engine) packItems(r *run) error {
 			item := newItem(m, m.Text, e.cfg.Tokens.Count(m.Text), it.Truncated)
 			item.Run, item.Context = run, m.Why
 			p.Items = append(p.Items, item)
+			if m.Source != nil && !seen[m.Source.ID] {
+				seen[m.Source.ID] = true
+				p.Sources = append(p.Sources, *m.Source)
+			}
 		}
 	}
 	for _, o := range walk.Omitted {
@@ -274,7 +325,7 @@ func (e *Engine) packItems(r *run) error {
 			p.Omitted = append(p.Omitted, Omitted{ID: m.ID, Tokens: e.cfg.Tokens.Count(m.Text), Reason: o.Reason})
 		}
 	}
-	p.Used, p.OmittedTokens, p.Empty = walk.Used, walk.OmittedTokens, walk.Empty
+	p.Used, p.OmittedTokens, p.Empty = walk.Used+p.GraphTokens, walk.OmittedTokens, walk.Empty
 	p.Abstain = abstention(r.all[:min(len(r.all), r.req.settings.K)], len(r.req.q.Vector) > 0, e.cfg.MinSimilarity, e.cfg.MinResults)
 	p.Timings.Pack += time.Since(t)
 	return nil
@@ -286,8 +337,15 @@ func newItem(c ranked, text string, tokens int, truncated bool) Item {
 		SourceTitle: c.SourceTitle, SourceURI: c.SourceURI, Entities: c.Entities,
 		OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
 		Score: c.Score, Direct: c.Direct, StatementRank: c.FusedRank, Lanes: c.Lanes, RerankScore: c.RerankScore,
-		Position: c.Position, Speaker: c.Speaker,
+		Position: c.Position, Speaker: c.Speaker, Covers: c.Covers, SourceID: sourceID(c.Source),
 	}
+}
+
+func sourceID(s *statement.Source) int64 {
+	if s == nil {
+		return 0
+	}
+	return s.ID
 }
 
 // record stamps the packed memories' access in its own transaction, after the read has

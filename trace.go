@@ -107,6 +107,13 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 	for _, o := range r.walk.Omitted {
 		mark(o.Item, OverBudget)
 	}
+	// What the altitude step left out: summaries whose memories fit, memories a summary
+	// replaced, summaries a memories-altitude pack leaves out.
+	for id, d := range r.alt.left {
+		if c := tr.Find(id); c != nil && c.MeritRank > 0 {
+			c.Decision = d
+		}
+	}
 	for _, l := range statement.Lanes() {
 		var idx []int
 		for i, c := range tr.Candidates {
@@ -170,6 +177,17 @@ func (t *Trace) Why(c *TraceCandidate) string {
 		fmt.Fprintf(&b, "  rerank score %.4f, merit #%d\n", *c.RerankScore, c.MeritRank)
 	default:
 		fmt.Fprintf(&b, "  not reranked, merit #%d\n", c.MeritRank)
+	}
+	for _, cl := range t.Pack.Climbs {
+		switch {
+		case cl.Summary == c.ID:
+			fmt.Fprintf(&b, "  climbed: packed in place of the memories %v it covers (none of them fit)\n", cl.Replaced)
+		case slices.Contains(cl.Replaced, c.ID):
+			fmt.Fprintf(&b, "  replaced by summary %d, which covers it\n", cl.Summary)
+		}
+	}
+	if c.Decision == Descended {
+		b.WriteString("  descended: memories it covers that made the cut fit the budget, and are given instead\n")
 	}
 	fmt.Fprintf(&b, "  %s (%d tokens)\n", c.Decision, c.Tokens)
 	return b.String()

@@ -24,6 +24,8 @@ type RecallInput struct {
 	Budget   int      `json:"budget,omitempty" jsonschema:"how many tokens of evidence to return (default 1000)"`
 	Filters  *Filters `json:"filters,omitempty" jsonschema:"optional: only memories of these kinds, tags, metadata or occurred time range"`
 	Read     []string `json:"read,omitempty" jsonschema:"optional: read only these scopes (each one the key may read)"`
+	Altitude string   `json:"altitude,omitempty" jsonschema:"optional: auto (default: summaries in place of memories that do not fit), memories, or summaries"`
+	Graph    bool     `json:"graph_context,omitempty" jsonschema:"optional: also return the relations between the question's entities and the evidence's"`
 }
 
 // RememberInput is the remember tool's input.
@@ -135,7 +137,7 @@ func (s *Server) recallUser(ctx context.Context, req *mcp.CallToolRequest, in Re
 	if err != nil {
 		return recall.User{}, nil, err
 	}
-	rr := &RecallRequest{Query: in.Question, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}}
+	rr := &RecallRequest{Query: in.Question, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude, GraphContext: in.Graph}
 	if rr.Budget == 0 {
 		rr.Budget = 1000
 	}
@@ -257,6 +259,9 @@ func PackText(p *recall.Pack) string {
 	for i, it := range p.Items {
 		var meta []string
 		meta = append(meta, "id "+it.ExternalID)
+		if it.Kind == "summary" {
+			meta = append(meta, fmt.Sprintf("summary of %d memories", len(it.Covers)))
+		}
 		if it.SourceTitle != "" {
 			meta = append(meta, "source "+it.SourceTitle)
 		}
@@ -270,6 +275,12 @@ func PackText(p *recall.Pack) string {
 			meta = append(meta, "context for the item before ("+it.Context+")")
 		}
 		fmt.Fprintf(&b, "\n[%d] %s\n%s\n", i+1, strings.Join(meta, " · "), it.Text)
+	}
+	if len(p.GraphContext) > 0 {
+		b.WriteString("\nRelations between the question's entities and the evidence's:\n")
+		for _, t := range p.GraphContext {
+			fmt.Fprintf(&b, "- %s %s %s\n", t.Subject, t.Predicate, t.Object)
+		}
 	}
 	return b.String()
 }

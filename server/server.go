@@ -3,7 +3,7 @@
 // bound what the request reads and writes; a request may narrow them, never widen them.
 //
 // Routes (GET /openapi.json describes them): POST /v1/recall, POST /v1/trace,
-// POST /v1/memories, DELETE /v1/memories, the MCP endpoint /mcp (streamable HTTP, stateless),
+// POST /v1/memories, DELETE /v1/memories, POST /v1/summarize, the MCP endpoint /mcp (streamable HTTP, stateless),
 // GET /healthz (the process), GET /readyz (the database and its schema), GET /metrics
 // (Prometheus). Errors are RFC 9457 problem+json.
 package server
@@ -105,6 +105,7 @@ func (s *Server) Handler() http.Handler {
 	route("POST /v1/trace", s.authed(s.trace))
 	route("POST /v1/memories", s.authed(s.write))
 	route("DELETE /v1/memories", s.authed(s.delete))
+	route("POST /v1/summarize", s.authed(s.summarize))
 	route("/mcp", s.mcpHandler())
 	route("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -255,7 +256,18 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	})
 }
 
-// writeLike is a write or a delete: decode the body (of at most limit bytes) into req, check
+func (s *Server) summarize(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req SummarizeRequest
+	s.writeLike(w, r, k, s.cfg.MaxSmallBody, &req, &req.Scopes, func(ctx context.Context, u recall.User) (any, error) {
+		res, err := s.cfg.Engine.Summarize(ctx, u, recall.SummarizeOptions{Scopes: req.Scopes, By: req.By, MaxTokens: req.MaxTokens})
+		if res.Groups == nil {
+			res.Groups = map[string]int{}
+		}
+		return SummarizeResponse{Groups: res.Groups, Written: res.Written, Pruned: res.Pruned, Covered: res.Covered}, err
+	})
+}
+
+// writeLike is a write, a delete or a summarize: decode the body (of at most limit bytes) into req, check
 // its scopes (read once it is decoded) against the key's write scopes, run under the write
 // timeout, answer.
 func (s *Server) writeLike(w http.ResponseWriter, r *http.Request, k keys.Key, limit int64, req any, scopes *[]string,

@@ -40,11 +40,15 @@ type RecallRequest struct {
 	Window   *Window  `json:"window,omitempty"`
 	NoRerank bool     `json:"no_rerank,omitempty"`
 	Label    string   `json:"label,omitempty"` // the asking speaker (else the key's label)
+	// Altitude: auto (default), memories or summaries.
+	Altitude string `json:"altitude,omitempty"`
+	// GraphContext adds the relations between the query's entities and the packed items'.
+	GraphContext bool `json:"graph_context,omitempty"`
 	Scopes
 }
 
 func (r *RecallRequest) options() *recall.Options {
-	o := &recall.Options{NoRerank: r.NoRerank}
+	o := &recall.Options{NoRerank: r.NoRerank, Altitude: recall.Altitude(r.Altitude), GraphContext: r.GraphContext}
 	if f := r.Filters; f != nil {
 		o.Filters = statement.Filters{Kinds: f.Kinds, Tags: f.Tags, TagsMode: statement.TagsMode(f.TagsMode), Metadata: f.Metadata}
 		if f.From != nil {
@@ -117,6 +121,8 @@ type Memory struct {
 	Speaker       string         `json:"speaker,omitempty"`
 	Position      int            `json:"position,omitempty"`
 	Entities      []string       `json:"entities,omitempty"`
+	// Covers, for a summary (kind summary), are the ids of the memories it summarizes.
+	Covers []string `json:"covers,omitempty"`
 }
 
 // Entity is a person, place or thing memories mention.
@@ -155,7 +161,7 @@ func (w *WriteRequest) batch() recall.Batch {
 	for _, m := range w.Memories {
 		b.Memories = append(b.Memories, recall.Memory{ID: m.ID, Source: m.Source, Kind: m.Kind, Text: m.Text, Embedding: m.Embedding,
 			OccurredStart: m.OccurredStart, OccurredEnd: m.OccurredEnd, Tags: m.Tags, Metadata: m.Metadata,
-			Speaker: m.Speaker, Position: m.Position, Entities: m.Entities})
+			Speaker: m.Speaker, Position: m.Position, Entities: m.Entities, Covers: m.Covers})
 	}
 	for _, e := range w.Entities {
 		b.Entities = append(b.Entities, recall.Entity{ID: e.ID, Name: e.Name, Kind: e.Kind, Aliases: e.Aliases, Metadata: e.Metadata})
@@ -175,11 +181,28 @@ type WriteResponse struct {
 	Extracted int `json:"extracted"`
 	Mentions  int `json:"mentions"`
 	Relations int `json:"relations"`
+	Covered   int `json:"covered"` // (summary, covered memory) pairs
 }
 
 func writeResponse(r recall.WriteResult) WriteResponse {
 	return WriteResponse{Sources: r.Sources, Memories: r.Memories, Updated: r.Updated, Entities: r.Entities,
-		Extracted: r.Extracted, Mentions: r.Mentions, Relations: r.Relations}
+		Extracted: r.Extracted, Mentions: r.Mentions, Relations: r.Relations, Covered: r.Covered}
+}
+
+// SummarizeRequest is the body of POST /v1/summarize: build the summaries of one scope set
+// (Scopes: each one of the key's write scopes; empty: the key's only write scope).
+type SummarizeRequest struct {
+	Scopes    []string `json:"scopes,omitempty"`
+	By        []string `json:"by,omitempty"`         // session, community (default both)
+	MaxTokens int      `json:"max_tokens,omitempty"` // a summary's cap (default 200)
+}
+
+// SummarizeResponse says what POST /v1/summarize did.
+type SummarizeResponse struct {
+	Groups  map[string]int `json:"groups"` // summaries by grouping
+	Written int            `json:"written"`
+	Pruned  int            `json:"pruned"`  // summaries of groups that are gone
+	Covered int            `json:"covered"` // (summary, memory) pairs
 }
 
 // DeleteRequest is the body of DELETE /v1/memories: memories of Scopes (empty: the key's

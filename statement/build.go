@@ -115,6 +115,7 @@ func Build(shape Shape) (*Statement, error) {
 	ctes = append(ctes, fusion(plan), fragment("output", 0))
 
 	sql := "WITH RECURSIVE\n" + strings.Join(ctes, ",\n") + "\n"
+	sql = strings.Replace(sql, "{{graph_context}}", graphContext(plan, needs[inEntities]), 1)
 	if m := markerRE.FindString(sql); m != "" {
 		return nil, fmt.Errorf("statement: marker %s left in the statement", m)
 	}
@@ -128,6 +129,22 @@ func Build(shape Shape) (*Statement, error) {
 	}
 	slices.Sort(names)
 	return &Statement{Shape: shape, SQL: sql, Binds: names, Lanes: plan.Lanes()}, nil
+}
+
+// graphContext is output.sql's graph context expression for plan: the relations between a
+// candidate's entities and the query's (graph_context.sql), ranked by the graph lane's mass
+// when the plan runs it; NULL when the plan finds no query entities.
+func graphContext(plan Plan, entities bool) string {
+	if !entities {
+		return "NULL::jsonb"
+	}
+	mass := func(end string) string {
+		if !plan.Has(Graph) {
+			return "0::float8"
+		}
+		return "coalesce((SELECT t.mass FROM graph_top t WHERE t.id = r." + end + "), 0)"
+	}
+	return strings.NewReplacer("{{graph_mass_src}}", mass("src_id"), "{{graph_mass_dst}}", mass("dst_id")).Replace(fragment("graph_context", 0))
 }
 
 // fusion writes the candidates and fused_rrf CTEs: every lane's rows, one per (lane, memory),

@@ -28,13 +28,15 @@ type Candidate struct {
 	SourceID      *int64
 	SourceTitle   string
 	SourceURI     string
-	Position      int      // place in its source (0: none)
-	Speaker       string   // who said it ("" for none)
-	Entities      []string // names of the entities it mentions that the caller can see
-	Lanes         [NumLanes]LaneHit
-	Direct        bool    // the query names this memory's source title
-	RRF           float64 // sum of weight / (rrf_k + rank)
-	Score         float64 // RRF plus the recency and frequency terms
+	// Source is the memory's source (nil: none).
+	Source   *Source
+	Position int      // place in its source (0: none)
+	Speaker  string   // who said it ("" for none)
+	Entities []string // names of the entities it mentions that the caller can see
+	Lanes    [NumLanes]LaneHit
+	Direct   bool    // the query names this memory's source title
+	RRF      float64 // sum of weight / (rrf_k + rank)
+	Score    float64 // RRF plus the recency and frequency terms
 	// Context are the neighbours the statement returns with one of its best candidates with
 	// a place, needed to read it: the turn that answers it (a question) or that it replies to
 	// (a short reply).
@@ -43,6 +45,33 @@ type Candidate struct {
 	// "answer" (it follows that question) or "reply_to" (that short reply answers it).
 	ContextOf  int64
 	ContextWhy string
+	// Covers, for a summary, are the ids of the visible memories it covers.
+	Covers []int64
+	// GraphContext are the visible relations between an entity the candidate mentions and
+	// one the query names, most graph mass first (with Query.GraphContext).
+	GraphContext []Triplet
+}
+
+// Source is a candidate's source document.
+type Source struct {
+	ID         int64          `json:"id"`
+	ExternalID string         `json:"external_id"`
+	Title      string         `json:"title,omitempty"`
+	URI        string         `json:"uri,omitempty"`
+	OccurredAt *time.Time     `json:"occurred_at,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+}
+
+// Triplet is one relation of a graph context: subject, predicate, object, and the memory it
+// comes from when the caller can see it.
+type Triplet struct {
+	Relation  int64   `json:"relation"`
+	Subject   string  `json:"subject"`
+	Predicate string  `json:"predicate"`
+	Object    string  `json:"object"`
+	Evidence  string  `json:"evidence,omitempty"` // the evidence memory's external id
+	Weight    float64 `json:"weight"`
+	Mass      float64 `json:"mass"` // the graph lane's mass of its ends
 }
 
 // attachContext moves the neighbour rows of the statement's output (after the candidates)
@@ -89,9 +118,14 @@ type row struct {
 	SourceID      *int64         `db:"source_id"`
 	SourceTitle   string         `db:"source_title"`
 	SourceURI     string         `db:"source_uri"`
+	SourceExtID   *string        `db:"source_external_id"`
+	SourceAt      *time.Time     `db:"source_occurred_at"`
+	SourceMeta    map[string]any `db:"source_metadata"`
 	Position      *int32         `db:"position"`
 	Speaker       string         `db:"speaker"`
 	Entities      []string       `db:"entities"`
+	Covers        []int64        `db:"covers"`
+	GraphContext  []Triplet      `db:"graph_context"`
 }
 
 func scanCandidate(r pgx.CollectableRow) (Candidate, error) {
@@ -103,7 +137,10 @@ func scanCandidate(r pgx.CollectableRow) (Candidate, error) {
 		ID: x.ID, ExternalID: x.ExternalID, Kind: x.Kind, Text: x.Text, Tags: x.Tags, Metadata: x.Metadata,
 		OccurredStart: x.OccurredStart, OccurredEnd: x.OccurredEnd, LastAccessed: x.LastAccessed, AccessCount: x.AccessCount,
 		SourceID: x.SourceID, SourceTitle: x.SourceTitle, SourceURI: x.SourceURI, Entities: x.Entities,
-		Direct: x.Direct, RRF: x.RRF, Score: x.Fused, Speaker: x.Speaker,
+		Direct: x.Direct, RRF: x.RRF, Score: x.Fused, Speaker: x.Speaker, Covers: x.Covers, GraphContext: x.GraphContext,
+	}
+	if x.SourceID != nil && x.SourceExtID != nil {
+		c.Source = &Source{ID: *x.SourceID, ExternalID: *x.SourceExtID, Title: x.SourceTitle, URI: x.SourceURI, OccurredAt: x.SourceAt, Metadata: x.SourceMeta}
 	}
 	if x.Position != nil {
 		c.Position = int(*x.Position)

@@ -17,6 +17,8 @@ type Query struct {
 	WindowStart, WindowEnd time.Time
 	Filters                Filters
 	Now                    time.Time // for recency; zero: time.Now()
+	// GraphContext asks for each candidate's graph context (Candidate.GraphContext).
+	GraphContext bool
 }
 
 // Mentions returns the lowered word n-grams (1 to 4 words) of s, the candidate entity

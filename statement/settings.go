@@ -69,6 +69,7 @@ type Settings struct {
 	GraphSeedHits   int     `set:"graph_seed_hits" default:"2" range:"[0,]"`       // best bm25 and vector hits whose entities seed the walk, besides those the query names
 	GraphEntities   int     `set:"graph_entities" default:"20" range:"[1,]"`       // entities with the most mass that score memories
 	GraphPool       int     `set:"graph_pool" default:"200" range:"[0,]"`          // best bm25 hits the lane may score (with the vector hits)
+	GraphContextK   int     `set:"graph_context_k" default:"16" range:"[1,]"`      // relations of a candidate's graph context (Query.GraphContext)
 
 	TemporalK     int     `set:"temporal_k" default:"50" range:"[1,]"`          // temporal lane depth
 	TemporalScale float64 `set:"temporal_scale" default:"86400" range:"(0,]"`   // seconds: score 1 / (1 + gap / scale)

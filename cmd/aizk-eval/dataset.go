@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/eval"
@@ -20,6 +23,7 @@ import (
 	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/records"
 	"github.com/recall-engine/recall/statement"
+	"github.com/recall-engine/recall/summarize"
 )
 
 // datasetFlags are how a BEIR dataset maps onto recall's data.
@@ -39,6 +43,9 @@ type datasetFlags struct {
 	weights      string
 	rrfK         float64
 	settingsFile string
+	summarize    string // groupings to summarize after ingest ("session", "community", both comma-separated)
+	summaryCap   int    // a summary's token cap
+	altitude     string
 	set          map[string]bool // the flags given
 }
 
@@ -113,6 +120,9 @@ func (d datasetFlags) dbName() (string, error) {
 	// The schema and the embedder change what is stored as much as the mapping does.
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v\x00%s\x00%s\x00%s\x00%s", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract,
 		d.sessionField, d.timeLayout, migrations.Hash(), emb.Name())
+	if d.summarize != "" { // summaries change what is stored; without them the name is as before
+		fmt.Fprintf(h, "\x00summaries %s %d", d.summarize, d.summaryCap)
+	}
 	return "aizk_" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
@@ -222,6 +232,16 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 	if err := e.EnsureVectorIndex(ctx); err != nil {
 		return err
 	}
+	if d.summarize != "" {
+		for _, sc := range order {
+			user := recall.User{ID: "aizk-eval", Read: []string{sc}, Write: []string{sc}}
+			res, err := e.Summarize(ctx, user, recall.SummarizeOptions{By: strings.Split(d.summarize, ","), MaxTokens: d.summaryCap})
+			if err != nil {
+				return fmt.Errorf("summarize scope %s: %w", sc, err)
+			}
+			fmt.Fprintf(m.Stderr, "scope %s: %d summaries %v\n", sc, res.Written, res.Groups)
+		}
+	}
 	if _, err := c.Owner.Exec(ctx, `ANALYZE`); err != nil {
 		return err
 	}
@@ -236,7 +256,11 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 
 // options are the recall options of query q: its time, when a field holds it.
 func (d datasetFlags) options(q eval.Query) (*recall.Options, error) {
-	opts := &recall.Options{}
+	alt, err := recall.ParseAltitude(d.altitude)
+	if err != nil {
+		return nil, err
+	}
+	opts := &recall.Options{Altitude: alt}
 	if d.queryTime != "" {
 		if v, ok := q.Meta[d.queryTime].(string); ok {
 			t, err := records.ParseTime(v, d.layouts()...)
@@ -299,7 +323,7 @@ func (d datasetFlags) queryUser(q eval.Query) (recall.User, error) {
 
 // search is the study's SearchFunc: the full recall path (no reranker configured). With
 // budget 0, a budget large enough to pack every candidate, so the pack is the ranking.
-func (d datasetFlags) search(e *recall.Engine) eval.SearchFunc {
+func (d datasetFlags) search(e *recall.Engine, owner *pgxpool.Pool) eval.SearchFunc {
 	return func(ctx context.Context, q eval.Query, plan statement.Plan, budget int) ([]string, error) {
 		u, err := d.queryUser(q)
 		if err != nil {
@@ -317,8 +341,56 @@ func (d datasetFlags) search(e *recall.Engine) eval.SearchFunc {
 		if err != nil {
 			return nil, err
 		}
+		return carried(ctx, owner, p)
+	}
+}
+
+// carried lists the pack's memories in order, each summary as the covered memories it
+// carries whole: those all of whose sentences are in the summary's text. An extractive
+// summary holds some of its group's sentences; a memory it holds only in part, or not at
+// all, is not evidence the pack gives.
+func carried(ctx context.Context, owner *pgxpool.Pool, p *recall.Pack) ([]string, error) {
+	var covered []int64
+	for _, it := range p.Items {
+		if it.Kind == "summary" {
+			covered = append(covered, it.Covers...)
+		}
+	}
+	if len(covered) == 0 {
 		return p.IDs(), nil
 	}
+	type memory struct{ ext, text string }
+	texts := map[int64]memory{}
+	rows, err := owner.Query(ctx, `SELECT id, external_id, text FROM recall.memories WHERE id = ANY($1)`, covered)
+	if err != nil {
+		return nil, err
+	}
+	var id int64
+	var m memory
+	if _, err := pgx.ForEachRow(rows, []any{&id, &m.ext, &m.text}, func() error { texts[id] = m; return nil }); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, it := range p.Items {
+		if it.Kind != "summary" {
+			out = append(out, it.ExternalID)
+			continue
+		}
+		has := map[string]bool{}
+		for _, x := range summarize.Sentences([]string{it.Text}) {
+			has[x] = true
+		}
+		for _, c := range it.Covers {
+			whole := true
+			for _, x := range summarize.Sentences([]string{texts[c].text}) {
+				whole = whole && has[x]
+			}
+			if whole {
+				out = append(out, texts[c].ext)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (m *Main) datasetFlags(fs interface {
@@ -342,4 +414,7 @@ func (m *Main) datasetFlags(fs interface {
 	fs.StringVar(&d.weights, "weights", "", "lane weights of the fusion, e.g. vector=0.5,bm25=1 (default: the engine's)")
 	fs.StringVar(&d.settingsFile, "settings", "", "settings file (JSON, as aizk-eval tune writes) the engine starts from; the flags above change it")
 	fs.Float64Var(&d.rrfK, "rrf-k", 0, "RRF constant k (0: the engine's)")
+	fs.StringVar(&d.summarize, "summarize", "", "after ingest, summarize every scope by these groupings (session, community; comma-separated), as recall summarize does")
+	fs.IntVar(&d.summaryCap, "summary-tokens", recall.DefaultSummaryTokens, "with --summarize: a summary's token cap")
+	fs.StringVar(&d.altitude, "altitude", "auto", "the packs' altitude: auto, memories or summaries")
 }

@@ -25,14 +25,15 @@ type Main struct{ cli.Env }
 // Run runs one subcommand and returns the exit status.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	return cli.Run(ctx, m.Env, "recall", map[string]cli.Command{
-		"models":  {Summary: "fetch an ONNX model from a Hugging Face style hub (models pull NAME --dir DIR)", Run: m.models},
-		"db":      {Summary: "the embedded database: start, stop, status, url", Run: m.db},
-		"migrate": {Summary: "apply or roll back the schema migrations: up, down, status", Run: m.migrate},
-		"ingest":  {Summary: "load JSONL files: native records, a BEIR corpus, conversation turns", Run: m.ingest},
-		"query":   {Summary: "recall evidence for a question within a token budget", Run: m.query},
-		"serve":   {Summary: "serve the HTTP API and MCP (/mcp) to holders of API keys", Run: m.serve},
-		"mcp":     {Summary: "serve MCP over stdio as the key in RECALL_API_KEY", Run: m.mcp},
-		"keys":    {Summary: "API keys: create, list, revoke", Run: m.keysCmd},
-		"demo":    {Summary: "load a small demo corpus (once) and answer a few questions", Run: m.demo},
+		"models":    {Summary: "fetch an ONNX model from a Hugging Face style hub (models pull NAME --dir DIR)", Run: m.models},
+		"db":        {Summary: "the embedded database: start, stop, status, url", Run: m.db},
+		"migrate":   {Summary: "apply or roll back the schema migrations: up, down, status", Run: m.migrate},
+		"ingest":    {Summary: "load JSONL files: native records, a BEIR corpus, conversation turns", Run: m.ingest},
+		"query":     {Summary: "recall evidence for a question within a token budget", Run: m.query},
+		"summarize": {Summary: "build the summaries of a scope by session and entity community (summarize --scope S)", Run: m.summarize},
+		"serve":     {Summary: "serve the HTTP API and MCP (/mcp) to holders of API keys", Run: m.serve},
+		"mcp":       {Summary: "serve MCP over stdio as the key in RECALL_API_KEY", Run: m.mcp},
+		"keys":      {Summary: "API keys: create, list, revoke", Run: m.keysCmd},
+		"demo":      {Summary: "load a small demo corpus (once) and answer a few questions", Run: m.demo},
 	}, args)
 }

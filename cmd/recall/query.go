@@ -42,6 +42,8 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	label := fs.String("label", "", "the asking speaker's name")
 	asJSON := fs.Bool("json", false, "print the Pack as JSON")
 	noAccess := fs.Bool("no-access", false, "do not record access")
+	altitude := fs.String("altitude", "auto", "summaries or memories: auto (the budget decides), memories, summaries")
+	graph := fs.Bool("graph-context", false, "add the relations between the question's entities and the packed memories'")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall query \"question\" [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -53,6 +55,10 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		fs.Usage()
 		return fmt.Errorf("%w: want one quoted question", cli.ErrUsage)
+	}
+	alt, err := recall.ParseAltitude(*altitude)
+	if err != nil {
+		return fmt.Errorf("%w: --altitude: %s", cli.ErrUsage, strings.TrimPrefix(err.Error(), "recall: altitude: "))
 	}
 	defaulted := len(scopes) == 0
 	if defaulted {
@@ -68,7 +74,7 @@ func (m *Main) query(ctx context.Context, args []string) error {
 		return err
 	}
 	user := recall.User{ID: "cli", Read: scopes, Write: scopes, Label: *label}
-	p, err := e.Recall(ctx, user, pos[0], *budget, nil)
+	p, err := e.Recall(ctx, user, pos[0], *budget, &recall.Options{Altitude: alt, GraphContext: *graph})
 	if err != nil {
 		return flagError(err)
 	}
@@ -99,6 +105,10 @@ func printPack(w io.Writer, p *recall.Pack) {
 	if p.Empty != "" {
 		fmt.Fprintf(w, "  (empty: %s)\n", p.Empty)
 	}
+	replaced := map[int64]int{} // summary -> memories it replaced
+	for _, c := range p.Climbs {
+		replaced[c.Summary] = len(c.Replaced)
+	}
 	for i, it := range p.Items {
 		text := it.Text
 		if it.Truncated {
@@ -106,6 +116,13 @@ func printPack(w io.Writer, p *recall.Pack) {
 		}
 		fmt.Fprintf(w, "%2d. %s\n", i+1, text)
 		var meta []string
+		if it.Kind == "summary" {
+			s := fmt.Sprintf("summary of %d memories", len(it.Covers))
+			if n, ok := replaced[it.ID]; ok {
+				s += fmt.Sprintf(", in place of %d that did not fit", n)
+			}
+			meta = append(meta, s)
+		}
 		if it.SourceTitle != "" {
 			meta = append(meta, it.SourceTitle)
 		}
@@ -121,6 +138,16 @@ func printPack(w io.Writer, p *recall.Pack) {
 			rel = it.Score / best
 		}
 		fmt.Fprintf(w, "    %s\n    found by %s (score %.2f of the best)\n", strings.Join(meta, " · "), it.Provenance(), rel)
+	}
+	if len(p.GraphContext) > 0 {
+		fmt.Fprintf(w, "  graph context (%d tokens):\n", p.GraphTokens)
+		for _, t := range p.GraphContext {
+			ev := ""
+			if t.Evidence != "" {
+				ev = " (from " + t.Evidence + ")"
+			}
+			fmt.Fprintf(w, "    %s -%s-> %s%s\n", t.Subject, t.Predicate, t.Object, ev)
+		}
 	}
 	a := p.Abstain
 	if a.Any() {

@@ -4,7 +4,10 @@
 -- (why 'answer'), and the turn before a reply of at most context_short words ('reply_to'). A
 -- neighbour has the candidate's source and scope set, and passes the filters.
 -- The recency and frequency terms need every candidate's access row; the memory, its source
--- and its entity names are read only for the k kept.
+-- and its entity names are read only for the k kept. A summary comes with the visible
+-- memories it covers (covers). With @graph_context, each candidate comes with the visible
+-- relations between an entity it mentions and one the query names ({{graph_context}}: the
+-- graph_context_k with the most graph mass, NULL for a plan without the query's entities).
 output_top AS MATERIALIZED (
   SELECT f.*,
          f.rrf
@@ -38,7 +41,13 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
        u.context_of, u.context_why,
        m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
        m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
+       s.external_id AS source_external_id, s.occurred_at AS source_occurred_at, s.metadata AS source_metadata,
        m.position, m.speaker,
+       CASE WHEN m.kind = 'summary' THEN
+         ARRAY(SELECT sc.memory_id FROM recall.summary_coverage sc JOIN recall.memories cm ON cm.id = sc.memory_id
+               WHERE sc.summary_id = u.id ORDER BY sc.memory_id)
+       END AS covers,
+       CASE WHEN @graph_context::bool AND u.part = 0 THEN {{graph_context}} END AS graph_context,
        ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
              WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
 FROM (

@@ -488,7 +488,33 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
        u.context_of, u.context_why,
        m.external_id, m.kind, m.text, m.tags, m.metadata, m.occurred_start, m.occurred_end,
        m.source_id, coalesce(s.title, '') AS source_title, coalesce(s.uri, '') AS source_uri,
+       s.external_id AS source_external_id, s.occurred_at AS source_occurred_at, s.metadata AS source_metadata,
        m.position, m.speaker,
+       CASE WHEN m.kind = 'summary' THEN
+         ARRAY(SELECT sc.memory_id FROM recall.summary_coverage sc JOIN recall.memories cm ON cm.id = sc.memory_id
+               WHERE sc.summary_id = u.id ORDER BY sc.memory_id)
+       END AS covers,
+       CASE WHEN @graph_context::bool AND u.part = 0 THEN (SELECT jsonb_agg(jsonb_build_object('relation', x.id, 'subject', x.subject, 'predicate', x.predicate,
+                                     'object', x.object, 'evidence', x.evidence, 'weight', x.weight, 'mass', x.mass)
+                  ORDER BY x.mass DESC, x.id)
+ FROM (
+   SELECT r.id, es.name AS subject, r.predicate, ed.name AS object, ev.external_id AS evidence, r.weight,
+          coalesce((SELECT t.mass FROM graph_top t WHERE t.id = r.src_id), 0) + coalesce((SELECT t.mass FROM graph_top t WHERE t.id = r.dst_id), 0) AS mass
+   FROM (
+     SELECT DISTINCT r.id
+     FROM recall.mentions mn
+     JOIN recall.relations r ON r.src_id = mn.entity_id OR r.dst_id = mn.entity_id
+     WHERE mn.memory_id = u.id AND NOT mn.speaker
+       AND (r.src_id = mn.entity_id AND r.dst_id IN (SELECT id FROM mention_entities)
+            OR r.dst_id = mn.entity_id AND r.src_id IN (SELECT id FROM mention_entities))
+   ) k
+   JOIN recall.relations r ON r.id = k.id
+   JOIN recall.entities es ON es.id = r.src_id
+   JOIN recall.entities ed ON ed.id = r.dst_id
+   LEFT JOIN recall.memories ev ON ev.id = r.memory_id
+   ORDER BY 7 DESC, r.id
+   LIMIT @graph_context_k::int
+ ) x) END AS graph_context,
        ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
              WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
 FROM (
