@@ -64,11 +64,12 @@ func isSummary(m ranked) bool { return m.Kind == "summary" && len(m.Covers) > 0 
 //   - summaries: every memory a present summary covers is left out;
 //   - auto: the walk of the units without summaries decides, for each summary, between it
 //     and its covered candidates (the memories it covers among the units). When that walk
-//     packs none of them, the group's memories do not fit: the summary climbs, walked at
-//     its own rank, and its covered candidates are left out. When it packs some, they are
-//     given and the summary is left out (descended): the pack keeps the memories the lanes
-//     found, which a summary holds only in part. A summary that covers no candidate stays
-//     as any memory.
+//     packs some of them, they are given and the summary is left out (descended): the pack
+//     keeps the memories the lanes found, which a summary holds only in part. When it packs
+//     none, the group's memories do not fit: the summary climbs and its covered candidates
+//     are left out. Summaries are walked after the memories, in what the memories leave, so
+//     they add to the memories' pack and never displace it (the pack lists its items in
+//     merit order all the same); a summary that covers no candidate is walked there too.
 //
 // A unit whose hit is left out goes whole; a neighbour that is left out leaves its unit.
 func applyAltitude(mode Altitude, us []unit, walk func([]unit) budget.Pack[unit]) altitudeResult {
@@ -111,6 +112,7 @@ func applyAltitude(mode Altitude, us []unit, walk func([]unit) budget.Pack[unit]
 	}
 	gone := map[int64]bool{} // memories left out
 	place := map[int]int{}   // unit index -> the index it is walked at
+	after := map[int]bool{}  // auto: walked after every memory
 	for _, i := range summaries {
 		s := us[i].members[us[i].hit]
 		var covered []int64
@@ -122,6 +124,7 @@ func applyAltitude(mode Altitude, us []unit, walk func([]unit) budget.Pack[unit]
 			}
 		}
 		if len(covered) == 0 {
+			after[i] = mode == AltitudeAuto
 			continue
 		}
 		climb := mode == AltitudeSummaries
@@ -136,8 +139,10 @@ func applyAltitude(mode Altitude, us []unit, walk func([]unit) budget.Pack[unit]
 			res.left[s.ID] = Descended
 			continue
 		}
+		after[i] = mode == AltitudeAuto
 		if mode == AltitudeSummaries {
 			place[i] = first
+			us[i].rank = us[first].rank
 		}
 		slices.Sort(covered)
 		res.climbs = append(res.climbs, Climb{Summary: s.ID, Replaced: covered})
@@ -148,8 +153,9 @@ func applyAltitude(mode Altitude, us []unit, walk func([]unit) budget.Pack[unit]
 			}
 		}
 	}
-	// A climbing summary is walked just before the unit whose place it takes: key 2*place,
-	// where every other unit has 2*index+1.
+	// At the summaries altitude a climbing summary is walked just before the unit whose
+	// place it takes: key 2*place, where every other unit has 2*index+1. At auto, summaries
+	// are walked after every other unit.
 	type placed struct {
 		key int
 		u   unit
@@ -159,7 +165,7 @@ func applyAltitude(mode Altitude, us []unit, walk func([]unit) budget.Pack[unit]
 		if gone[u.members[u.hit].ID] {
 			continue
 		}
-		var kept unit
+		kept := unit{rank: u.rank}
 		for j, m := range u.members {
 			if gone[m.ID] {
 				continue
@@ -172,6 +178,9 @@ func applyAltitude(mode Altitude, us []unit, walk func([]unit) budget.Pack[unit]
 		key := 2*i + 1
 		if p, ok := place[i]; ok && p < i {
 			key = 2 * p
+		}
+		if after[i] {
+			key += 2 * len(us)
 		}
 		order = append(order, placed{key: key, u: kept})
 	}

@@ -219,8 +219,9 @@ func TestSummarizeIdempotent(t *testing.T) {
 // (memories packed or omitted at the memories altitude) climbs exactly when none of them
 // is packed there: it is then never "descended", none of its memories is packed, and when
 // it is packed the pack lists it as a climb replacing exactly those candidates; otherwise
-// it descends (left out, those memories given). Summaries: every summary that covers a
-// candidate and is packed replaces its candidates. Memories packs no summary.
+// it descends (left out, those memories given). Auto's memories are the memories
+// altitude's, in order: summaries only fill what they leave. Summaries: every summary that
+// covers a candidate and is packed replaces its candidates. Memories packs no summary.
 func TestAltitude(t *testing.T) {
 	db, e, turns := summarized(t)
 	ctx := context.Background()
@@ -280,6 +281,17 @@ func TestAltitude(t *testing.T) {
 			return in
 		}
 		autoIn, sumIn := inPack(autoT.Pack), inPack(sumT.Pack)
+		// Auto walks the summaries after the memories: its memories are the memories
+		// altitude's, in the same order.
+		var autoMem []string
+		for _, it := range autoT.Pack.Items {
+			if it.Kind != "summary" {
+				autoMem = append(autoMem, it.ExternalID)
+			}
+		}
+		if !slices.Equal(autoMem, memT.Pack.IDs()) {
+			t.Fatalf("query %d, budget %d: auto packed the memories %v, the memories altitude %v", i, b, autoMem, memT.Pack.IDs())
+		}
 		climbed := func(p *recall.Pack) map[int64][]int64 {
 			out := map[int64][]int64{}
 			for _, c := range p.Climbs {

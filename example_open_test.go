@@ -46,15 +46,7 @@ func askFromGo(ctx context.Context) error {
 // TestREADMEShowsExampleOpen: the README's Go snippet is ExampleOpen's, so it compiles.
 func TestREADMEShowsExampleOpen(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("example_open_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(src)
+	s, readme := withREADME(t, "example_open_test.go")
 	begin := strings.Index(s, "\t// README begins\n")
 	end := strings.Index(s, "\t// README ends\n")
 	if begin < 0 || end < begin {
@@ -66,7 +58,21 @@ func TestREADMEShowsExampleOpen(t *testing.T) {
 		snippet.WriteString("\n")
 	}
 	want := "```go\n" + strings.TrimSuffix(snippet.String(), "\n") + "```\n"
-	if !strings.Contains(string(readme), want) {
+	if !strings.Contains(readme, want) {
 		t.Fatalf("README.md does not show ExampleOpen's code; it should hold:\n%s", want)
 	}
+}
+
+// withREADME reads a source file of the package and the README.
+func withREADME(t *testing.T, name string) (src, readme string) {
+	t.Helper()
+	var out [2]string
+	for i, f := range []string{name, "README.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = string(b)
+	}
+	return out[0], out[1]
 }

@@ -21,6 +21,7 @@ type ranked struct {
 type unit struct {
 	members []ranked
 	hit     int
+	rank    int // its place in merit order, from 0: a pack lists its units so
 }
 
 // fusedHead returns the first K candidates of the statement's order as ranked candidates.
@@ -91,7 +92,7 @@ func units(ordered []ranked, hits int) []unit {
 			continue
 		}
 		placed[c.ID] = true
-		u := unit{members: []ranked{c}}
+		u := unit{members: []ranked{c}, rank: len(out)}
 		if best[c.FusedRank] {
 			for _, n := range c.Context {
 				if placed[n.ID] {
@@ -125,7 +126,7 @@ func unitCosts(c budget.TokenCounter) (func(unit) int, func(unit, int) (unit, in
 	cut := func(u unit, b int) (unit, int) {
 		h := u.members[u.hit]
 		h.Text = budget.Trim(h.Text, b, c)
-		return unit{members: []ranked{h}}, c.Count(h.Text)
+		return unit{members: []ranked{h}, rank: u.rank}, c.Count(h.Text)
 	}
 	return cost, cut
 }

@@ -1,9 +1,11 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/recall-engine/recall/budget"
@@ -275,21 +277,28 @@ func (e *Engine) packItems(r *run, opts *Options) error {
 		}
 	}
 	p := r.pack
-	r.alt = applyAltitude(p.Altitude, units(r.ordered, r.req.settings.ContextHits), walkIn(r.req.budget))
-	walk := walkIn(r.req.budget)(r.alt.units)
+	base := units(r.ordered, r.req.settings.ContextHits)
+	// The altitude is decided for the budget the items get.
+	pack := func(b int) (altitudeResult, budget.Pack[unit]) {
+		alt := applyAltitude(p.Altitude, base, walkIn(b))
+		return alt, walkIn(b)(alt.units)
+	}
+	alt, walk := pack(r.req.budget)
 	var triplets []statement.Triplet
 	if opts.GraphContext {
 		triplets = graphContext(walk.Items)
 		if need := tripletsCost(triplets, e.cfg.Tokens); need > r.req.budget-walk.Used {
-			reserve := min(need, r.req.budget/GraphContextShare)
-			if reserve > 0 {
-				walk = walkIn(r.req.budget - reserve)(r.alt.units)
+			if reserve := min(need, r.req.budget/GraphContextShare); reserve > 0 {
+				alt, walk = pack(r.req.budget - reserve)
 				triplets = graphContext(walk.Items)
 			}
 		}
 		triplets, p.GraphTokens = fitTriplets(triplets, r.req.budget-walk.Used, e.cfg.Tokens)
 		p.GraphContext = triplets
 	}
+	r.alt = alt
+	// The pack lists its units in merit order, whatever order the walk took them in.
+	slices.SortStableFunc(walk.Items, func(a, b budget.Packed[unit]) int { return cmp.Compare(a.Item.rank, b.Item.rank) })
 	r.walk = walk
 	inPack := map[int64]bool{}
 	for _, it := range walk.Items {
@@ -297,7 +306,7 @@ func (e *Engine) packItems(r *run, opts *Options) error {
 			inPack[m.ID] = true
 		}
 	}
-	for _, c := range r.alt.climbs {
+	for _, c := range alt.climbs {
 		if inPack[c.Summary] { // a summary that climbed but did not fit replaced nothing in the pack
 			p.Climbs = append(p.Climbs, c)
 		}

@@ -109,6 +109,10 @@ func (e *Engine) Summarize(ctx context.Context, user User, o SummarizeOptions) (
 		}
 	}
 	res := SummarizeResult{Groups: map[string]int{}}
+	// No names are extracted from the summaries: an extractive summary's names are its
+	// memories', and mentioned again they would count twice in the mention and graph lanes
+	// (on LoCoMo, extraction from session summaries cost R@10 0.7964 -> 0.7944, and auto's
+	// pack at 500 tokens 0.7964 -> 0.7954). The summaries take part in the other lanes.
 	batch := Batch{Scopes: set, Prune: SummaryPrefix, NoExtract: true}
 	for i, g := range groups {
 		texts := make([]string, len(g.members))

@@ -37,9 +37,11 @@ type Extractive struct {
 func (Extractive) Name() string { return "textrank" }
 
 // Summarize implements Summarizer: the sentences with the most TextRank mass, taken best
-// first while they fit maxTokens (each that fits is taken), given in the group's order and
-// joined by a space. A sentence longer than the cap is never cut: the summary is made only of
-// whole sentences of the group.
+// first while they fit maxTokens (each that fits is taken), skipping one that repeats a
+// sentence taken (Redundant) and one that shares no word with any other sentence of the
+// group (it is not about what the group is about; when no sentence shares one, all are
+// candidates), given in the group's order and joined by a space. A sentence
+// longer than the cap is never cut: the summary is made only of whole sentences of the group.
 func (x Extractive) Summarize(_ context.Context, texts []string, maxTokens int) (string, error) {
 	c := x.Tokens
 	if c == nil {
@@ -57,7 +59,24 @@ func (x Extractive) Summarize(_ context.Context, texts []string, maxTokens int) 
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
 	var keep []int
 	left := maxTokens
+	words := make([][]string, len(sents))
+	for i, x := range sents {
+		words[i] = Words(x)
+	}
+	linked := make([]bool, len(sents))
+	anyLinked := false
+	for i := range sents {
+		for j := range sents {
+			if i != j && slices.ContainsFunc(words[i], func(w string) bool { return slices.Contains(words[j], w) }) {
+				linked[i], anyLinked = true, true
+				break
+			}
+		}
+	}
 	for _, i := range order {
+		if (anyLinked && !linked[i]) || slices.ContainsFunc(keep, func(k int) bool { return Redundant(words[i], words[k]) }) {
+			continue
+		}
 		// Joined by a space: count the sentence with it, except the first.
 		n := c.Count(sents[i])
 		if len(keep) > 0 {
@@ -77,6 +96,21 @@ func (x Extractive) Summarize(_ context.Context, texts []string, maxTokens int) 
 		parts[i] = sents[k]
 	}
 	return strings.Join(parts, " "), nil
+}
+
+// Redundant reports whether a sentence of words a repeats one of words b: more than half of
+// the shorter one's words are in the other.
+func Redundant(a, b []string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	shared := 0
+	for _, w := range a {
+		if slices.Contains(b, w) {
+			shared++
+		}
+	}
+	return len(a) > 0 && 2*shared > len(a)
 }
 
 // Sentences splits texts into sentences: at ., ! or ? followed by a space or the end, and at

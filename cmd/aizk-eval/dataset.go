@@ -121,7 +121,7 @@ func (d datasetFlags) dbName() (string, error) {
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v\x00%s\x00%s\x00%s\x00%s", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract,
 		d.sessionField, d.timeLayout, migrations.Hash(), emb.Name())
 	if d.summarize != "" { // summaries change what is stored; without them the name is as before
-		fmt.Fprintf(h, "\x00summaries %s %d", d.summarize, d.summaryCap)
+		fmt.Fprintf(h, "\x00summaries 2 %s %d", d.summarize, d.summaryCap) // 2: the summarizer skips repeats and isolated sentences
 	}
 	return "aizk_" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }
