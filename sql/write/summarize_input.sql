@@ -1,8 +1,9 @@
 -- What recall summarize groups, for one scope set, read as the caller: each memory that is
 -- not a summary with its source and place (kind 'memory'), each entity it mentions (not as
 -- its speaker; kind 'mention', a = memory, b = entity), and each relation between entities
--- whose evidence is not a summary (kind 'relation', a = source entity, b = target, w its
--- weight). Entities carry their external ids (kind 'entity'), which name the communities.
+-- of the scope set whose evidence is not a summary (kind 'relation', a = source entity,
+-- b = target, w its weight). Entities carry their external ids (kind 'entity'), which
+-- name the communities.
 SELECT 'memory' AS kind, m.id AS a, coalesce(m.source_id, 0) AS b, 0::float8 AS w,
        m.external_id AS name, m.text, coalesce(s.external_id, '') AS source, coalesce(m.position, 0) AS position,
        m.occurred_start, m.occurred_end
@@ -17,6 +18,8 @@ WHERE mn.scopes = @scopes::text[] AND NOT mn.speaker AND m.kind <> 'summary'
 UNION ALL
 SELECT 'relation', r.src_id, r.dst_id, r.weight, '', '', '', 0, NULL, NULL
 FROM recall.relations r
+JOIN recall.entities s ON s.id = r.src_id AND s.scopes = @scopes::text[]
+JOIN recall.entities d ON d.id = r.dst_id AND d.scopes = @scopes::text[]
 LEFT JOIN recall.memories m ON m.id = r.memory_id
 WHERE r.scopes = @scopes::text[] AND (m.id IS NULL OR m.kind <> 'summary')
 UNION ALL
