@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,9 +28,18 @@ type Config struct {
 	// Pool connects as the runtime role (recall_runtime), the one row security always applies
 	// to. Required. New refuses a role that bypasses row security.
 	Pool *pgxpool.Pool
-	// AccessPool is where access recording writes (nil: Pool). With read replicas serving
-	// recall, point it at the primary.
+	// AccessPool is where access recording writes (nil: Pool).
 	AccessPool *pgxpool.Pool
+	// Replica, when set, connects as the runtime role to a streaming replica of Pool's
+	// database: the recall statement runs there, while writes, access recording and the
+	// dimension check stay on Pool (the primary). A replica that fails or does not answer
+	// within ReplicaTimeout degrades the recall to the primary, with a warning; with
+	// Options.ReadYourWrites a recall waits at most ReplicaWait for the replica to replay the
+	// user's last write through this Engine, else the primary serves it. Pack.ServedBy says
+	// which did.
+	Replica        *pgxpool.Pool
+	ReplicaTimeout time.Duration // the replica's bound for one statement (0: 5 s)
+	ReplicaWait    time.Duration // the longest wait for replay (0: 500 ms)
 
 	Embedder embed.Embedder      // nil: the built-in hashing embedder, embed.NewHashing(0)
 	Reranker rerank.Reranker     // nil or rerank.None{}: no rerank stage
@@ -65,7 +75,10 @@ type Engine struct {
 	dims     statement.Dims
 	recorder *access.Recorder
 	writer   *write.Writer
-	ownPool  *pgxpool.Pool // the pool Open made, closed by Close
+	ownPools []*pgxpool.Pool // the pools Open made, closed by Close
+	// lastWrite is, per user ID, the primary's WAL position after the user's last write
+	// through this Engine (Options.ReadYourWrites).
+	lastWrite sync.Map
 }
 
 // ErrUnsafeRole is returned by New when the pool's role bypasses row security.
@@ -141,6 +154,17 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	if err := checkPool(ctx, cfg.Pool); err != nil {
 		return nil, err
+	}
+	if cfg.Replica != nil {
+		if err := checkPool(ctx, cfg.Replica); err != nil {
+			return nil, fmt.Errorf("recall: Config.Replica: %w", err)
+		}
+	}
+	if cfg.ReplicaTimeout <= 0 {
+		cfg.ReplicaTimeout = 5 * time.Second
+	}
+	if cfg.ReplicaWait <= 0 {
+		cfg.ReplicaWait = 500 * time.Millisecond
 	}
 	if cfg.AccessPool == nil {
 		cfg.AccessPool = cfg.Pool

@@ -42,6 +42,11 @@ type Pack struct {
 	Sources  []statement.Source `json:"sources"`
 	Warnings []Warning          `json:"warnings"`
 	Timings  Timings            `json:"timings"`
+	// ServedBy says which server ran the statement: ServedByPrimary or ServedByReplica;
+	// ServedWhy, for the primary, why (no replica, the replica behind the user's last write,
+	// the replica failed).
+	ServedBy  string `json:"served_by"`
+	ServedWhy string `json:"served_why,omitempty"`
 	// Accessed is how many packed memories had their access recorded (0 when recording is
 	// off, failed, or the user has no write scope over them).
 	Accessed int64 `json:"accessed"`

@@ -28,6 +28,9 @@ type PoolOptions struct {
 	// CancelGrace is how long a cancelled query may take to stop on the server after the
 	// cancel request before its connection is closed instead (0: 2 s).
 	CancelGrace time.Duration
+	// ReplicaURL, when set, is the runtime role's URL on a streaming replica: Open makes a
+	// second pool there, the same size, for Config.Replica.
+	ReplicaURL string
 }
 
 // PoolConfig returns a pgxpool configuration for url that suits recall:
@@ -75,6 +78,26 @@ func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, 
 	if cfg.Pool != nil {
 		return nil, fmt.Errorf("recall: Open makes the pool: Config.Pool must be nil")
 	}
+	if o.ReplicaURL != "" {
+		if cfg.Replica != nil {
+			return nil, fmt.Errorf("recall: PoolOptions.ReplicaURL and Config.Replica both set")
+		}
+		rc, err := PoolConfig(o.ReplicaURL, o)
+		if err != nil {
+			return nil, fmt.Errorf("recall: replica: %w", err)
+		}
+		if cfg.Replica, err = pgxpool.NewWithConfig(ctx, rc); err != nil {
+			return nil, fmt.Errorf("recall: replica: %w", err)
+		}
+		replica := cfg.Replica
+		e, err := Open(ctx, url, cfg, PoolOptions{MaxConns: o.MaxConns, MinConns: o.MinConns, CancelGrace: o.CancelGrace})
+		if err != nil {
+			replica.Close()
+			return nil, err
+		}
+		e.ownPools = append(e.ownPools, replica)
+		return e, nil
+	}
 	pc, err := PoolConfig(url, o)
 	if err != nil {
 		return nil, err
@@ -99,16 +122,16 @@ func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, 
 		pool.Close()
 		return nil, err
 	}
-	e.ownPool = pool
+	e.ownPools = append(e.ownPools, pool)
 	ready.Store(e)
 	e.Warm(ctx) // the connections made before the engine existed
 	return e, nil
 }
 
-// Close closes the pool Open made; it does nothing for an Engine on a caller's pool.
+// Close closes the pools Open made; it does nothing for an Engine on a caller's pools.
 func (e *Engine) Close() {
-	if e.ownPool != nil {
-		e.ownPool.Close()
+	for _, p := range e.ownPools {
+		p.Close()
 	}
 }
 

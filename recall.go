@@ -35,6 +35,10 @@ type Options struct {
 	// GraphContext adds the relations between the query's entities and the packed items' to
 	// the pack, within the budget (Pack.GraphContext).
 	GraphContext bool
+	// ReadYourWrites, with Config.Replica, waits (at most Config.ReplicaWait) for the replica
+	// to replay the user's last write through this Engine before it serves the recall; past
+	// that, the primary serves it.
+	ReadYourWrites bool
 }
 
 // Recall answers query for user with the evidence that fits budget tokens: the recall
@@ -85,7 +89,7 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	if err := e.prepare(ctx, r, user, query, budgetTokens, opts); err != nil {
 		return nil, err
 	}
-	if err := e.retrieve(ctx, r, trace); err != nil {
+	if err := e.retrieve(ctx, r, user, opts.ReadYourWrites, trace); err != nil {
 		return nil, err
 	}
 	if err := e.order(ctx, r, opts.NoRerank); err != nil {
@@ -190,9 +194,10 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 	return nil
 }
 
-// retrieve runs the statement as the caller. A trace reads every lane's candidates, not only
-// the fused top K.
-func (e *Engine) retrieve(ctx context.Context, r *run, trace bool) error {
+// retrieve runs the statement as the caller, on the replica when one is configured and can
+// serve (else on the primary; a replica that fails leaves a warning and the primary serves).
+// A trace reads every lane's candidates, not only the fused top K.
+func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace bool) error {
 	s := r.req.settings
 	if trace {
 		// Every lane's candidates, each with the neighbours it would need, so the trace can
@@ -201,9 +206,25 @@ func (e *Engine) retrieve(ctx context.Context, r *run, trace bool) error {
 		s.ContextHits = s.K
 	}
 	t := time.Now()
+	defer func() { r.pack.Timings.Statement = time.Since(t) }()
+	why, err := e.replicaFor(ctx, user, ryw)
+	if err == nil && why == "" {
+		all, rerr := e.runOnReplica(ctx, r, s)
+		if rerr == nil {
+			r.all, r.pack.ServedBy = all, ServedByReplica
+			return nil
+		}
+		err = rerr
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		why = "the replica failed"
+		r.warn("replica", fmt.Errorf("the primary served the recall: %w", err))
+	}
 	all, err := statement.Run(ctx, e.cfg.Pool, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
-	r.pack.Timings.Statement = time.Since(t)
-	r.all = all
+	r.all, r.pack.ServedBy, r.pack.ServedWhy = all, ServedByPrimary, why
 	return err
 }
 

@@ -51,6 +51,9 @@ func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, er
 		return WriteResult{}, err
 	}
 	res, err := e.writer.Write(ctx, who.read, who.write, b)
+	if err == nil {
+		e.noteWrite(ctx, user)
+	}
 	if err == nil && len(b.Memories) > 0 && !b.DeferVectorIndex {
 		// The batch may have created the dimension's index: refresh the dimension check's
 		// list (a failure only delays the refresh).
@@ -69,7 +72,11 @@ func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []s
 	if err != nil {
 		return 0, err
 	}
-	return e.writer.Delete(ctx, who.read, who.write, scopes, ids)
+	n, err := e.writer.Delete(ctx, who.read, who.write, scopes, ids)
+	if err == nil {
+		e.noteWrite(ctx, user)
+	}
+	return n, err
 }
 
 // HasVectorIndex reports whether the database has the vector index of the engine

@@ -5,12 +5,17 @@
 #   scripts/db.sh url     prints the admin URL (no side effects)
 #   scripts/db.sh status  says whether the server runs
 #   scripts/db.sh stop    stops the server
-#   scripts/db.sh clean   stops the server and deletes its data directory
+#   scripts/db.sh clean   stops the server (and its replica) and deletes its data directory
+#   scripts/db.sh replica start|stop
+#                         a hot-standby replica of the server (which must have been created
+#                         with RECALL_PG_REPLICATION=1) on RECALL_PG_REPLICA_PORT, made by
+#                         pg_basebackup with a replication slot; start prints its admin URL last
 #
 # The server is for development: fsync is off (unless RECALL_PG_DURABLE=1, as the recall
 # command's embedded server sets), authentication is trust on 127.0.0.1 only.
 # Environment: RECALL_PG_DIR (default <checkout>/.pg), RECALL_PG_PORT (default: derived from
-# the checkout path, the first free port from there; remembered in RECALL_PG_DIR/port).
+# the checkout path, the first free port from there; remembered in RECALL_PG_DIR/port),
+# RECALL_PG_REPLICATION=1 (when the data directory is created: WAL for streaming replicas).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,6 +24,8 @@ PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin
 pgdir=${RECALL_PG_DIR:-$root/.pg}
 data=$pgdir/data
 logfile=$pgdir/server.log
+replica=$pgdir/replica
+replica_log=$pgdir/replica.log
 
 log() { printf 'db: %s\n' "$*" >&2; }
 die() { printf 'db: error: %s\n' "$*" >&2; exit 1; }
@@ -92,6 +99,14 @@ init_cluster() {
 	# 128 MB and 8 GB), and half of it as the planner's estimate of the cache. At 1M memories
 	# (19 GB) on a 24 GiB machine, 6 GB instead of 1 GB took the maximal statement's second
 	# run after a cold start from 107.8 ms p50 to 70.2 ms (BENCHMARKS.md).
+	# Replication needs WAL a standby can replay; without it, minimal WAL makes bulk loads
+	# cheaper.
+	local wal
+	if [ "${RECALL_PG_REPLICATION:-0}" = 1 ]; then
+		wal=$'wal_level = replica\nmax_wal_senders = 4\nmax_replication_slots = 4'
+	else
+		wal=$'wal_level = minimal\nmax_wal_senders = 0'
+	fi
 	local mem_mb sb_mb
 	mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null || echo 4096)
 	sb_mb=$((mem_mb / 4))
@@ -111,8 +126,7 @@ effective_cache_size = $((mem_mb / 2))MB
 max_parallel_maintenance_workers = 1
 jit = off
 $durability
-wal_level = minimal
-max_wal_senders = 0
+$wal
 checkpoint_timeout = 30min
 max_wal_size = 8GB
 log_min_messages = warning
@@ -161,6 +175,45 @@ cmd_stop() {
 	fi
 }
 
+replica_running() { [ -f "$replica/postmaster.pid" ] && as_pg "$PGBIN/pg_ctl" -D "$replica" status >/dev/null 2>&1; }
+
+cmd_replica() {
+	local port=${RECALL_PG_REPLICA_PORT:?set RECALL_PG_REPLICA_PORT to a port for the replica}
+	case "${1:-start}" in
+	start)
+		running || die "the primary is not running: scripts/db.sh start first"
+		if [ ! -f "$replica/recall.ready" ]; then
+			rm -rf "$replica.tmp"
+			log "pg_basebackup of 127.0.0.1:$(our_port) into $replica (slot recall_replica)"
+			# -R writes the standby's primary_conninfo and standby.signal; -C -S makes the slot
+			# that keeps the WAL it has not replayed yet.
+			as_pg "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$(our_port)" -U postgres -D "$replica.tmp" \
+				-R -X stream -c fast -C -S recall_replica >"$pgdir/basebackup.log" 2>&1 \
+				|| die "pg_basebackup failed (was the server created with RECALL_PG_REPLICATION=1?); see $pgdir/basebackup.log"
+			as_pg touch "$replica.tmp/recall.ready"
+			mv "$replica.tmp" "$replica"
+		fi
+		if ! replica_running; then
+			port_busy "$port" && die "port $port is in use; set RECALL_PG_REPLICA_PORT to a free port"
+			as_pg touch "$replica_log" 2>/dev/null || true
+			if ! as_pg "$PGBIN/pg_ctl" -D "$replica" -l "$replica_log" -o "-p $port" -w -t 60 start >/dev/null; then
+				tail -n 20 "$replica_log" >&2 || true
+				die "the replica did not start; the log above is from $replica_log"
+			fi
+			log "replica on 127.0.0.1:$port"
+		fi
+		admin_url "$port"
+		;;
+	stop)
+		if replica_running; then
+			as_pg "$PGBIN/pg_ctl" -D "$replica" -m fast -w stop >/dev/null
+			log "replica stopped"
+		fi
+		;;
+	*) die "usage: scripts/db.sh replica start|stop" ;;
+	esac
+}
+
 case "${1:-start}" in
 start) cmd_start ;;
 url) admin_url "$(our_port)" ;;
@@ -168,10 +221,12 @@ status)
 	if running; then echo "running: $(admin_url "$(our_port)")"; else echo "stopped"; exit 3; fi
 	;;
 stop) cmd_stop ;;
+replica) cmd_replica "${2:-start}" ;;
 clean)
+	if replica_running; then as_pg "$PGBIN/pg_ctl" -D "$replica" -m immediate -w stop >/dev/null || true; fi
 	cmd_stop
 	rm -rf "$pgdir"
 	log "removed $pgdir"
 	;;
-*) die "usage: scripts/db.sh start|url|status|stop|clean" ;;
+*) die "usage: scripts/db.sh start|url|status|stop|clean|replica" ;;
 esac

@@ -137,7 +137,9 @@ func (s *Server) recallUser(ctx context.Context, req *mcp.CallToolRequest, in Re
 	if err != nil {
 		return recall.User{}, nil, err
 	}
-	rr := &RecallRequest{Query: in.Question, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude, GraphContext: in.Graph}
+	// An agent that remembered something expects to recall it: read-your-writes.
+	rr := &RecallRequest{Query: in.Question, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude,
+		GraphContext: in.Graph, ReadYourWrites: true}
 	if rr.Budget == 0 {
 		rr.Budget = 1000
 	}

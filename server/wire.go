@@ -44,11 +44,14 @@ type RecallRequest struct {
 	Altitude string `json:"altitude,omitempty"`
 	// GraphContext adds the relations between the query's entities and the packed items'.
 	GraphContext bool `json:"graph_context,omitempty"`
+	// ReadYourWrites: with a replica, wait (bounded) until it has replayed this user's last
+	// write through this server, else the primary answers.
+	ReadYourWrites bool `json:"read_your_writes,omitempty"`
 	Scopes
 }
 
 func (r *RecallRequest) options() *recall.Options {
-	o := &recall.Options{NoRerank: r.NoRerank, Altitude: recall.Altitude(r.Altitude), GraphContext: r.GraphContext}
+	o := &recall.Options{NoRerank: r.NoRerank, Altitude: recall.Altitude(r.Altitude), GraphContext: r.GraphContext, ReadYourWrites: r.ReadYourWrites}
 	if f := r.Filters; f != nil {
 		o.Filters = statement.Filters{Kinds: f.Kinds, Tags: f.Tags, TagsMode: statement.TagsMode(f.TagsMode), Metadata: f.Metadata}
 		if f.From != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/internal/command/cli"
 
@@ -44,6 +45,7 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	noAccess := fs.Bool("no-access", false, "do not record access")
 	altitude := fs.String("altitude", "auto", "summaries or memories: auto (the budget decides), memories, summaries")
 	graph := fs.Bool("graph-context", false, "add the relations between the question's entities and the packed memories'")
+	replicaURL := fs.String("replica-url", m.Getenv("RECALL_REPLICA_URL"), "run the statement on this streaming replica (as recall_runtime); access is recorded on the primary (RECALL_REPLICA_URL)")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall query \"question\" [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -69,7 +71,18 @@ func (m *Main) query(ctx context.Context, args []string) error {
 		return err
 	}
 	defer c.Close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: *noAccess})
+	cfg := recall.Config{Pool: c.Runtime, NoAccess: *noAccess}
+	if *replicaURL != "" {
+		pc, err := recall.PoolConfig(*replicaURL, recall.PoolOptions{MinConns: 1})
+		if err != nil {
+			return fmt.Errorf("%w: --replica-url: %v", cli.ErrUsage, err)
+		}
+		if cfg.Replica, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
+			return fmt.Errorf("--replica-url: %w", err)
+		}
+		defer cfg.Replica.Close()
+	}
+	e, err := recall.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -158,8 +171,8 @@ func printPack(w io.Writer, p *recall.Pack) {
 	}
 	t := p.Timings
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-	fmt.Fprintf(w, "  time %s: embed %s, statement %s, rerank %s, pack %s, access %s\n",
-		ms(t.Total), ms(t.Embed), ms(t.Statement), ms(t.Rerank), ms(t.Pack), ms(t.Access))
+	fmt.Fprintf(w, "  time %s: embed %s, statement %s (on the %s), rerank %s, pack %s, access %s\n",
+		ms(t.Total), ms(t.Embed), ms(t.Statement), p.ServedBy, ms(t.Rerank), ms(t.Pack), ms(t.Access))
 }
 
 // flagError names the flag the user typed in an input error about what the flag set: a bad

@@ -23,13 +23,14 @@ type serverFlags struct {
 	recallTimeout, writeTimeout time.Duration
 	shutdownGrace               time.Duration
 	logLevel                    string
+	replicaURL                  string
 }
 
 // envFlags maps each flag that has one to its environment variable.
 var envFlags = map[string]string{
 	"addr": "RECALL_ADDR", "max-concurrent": "RECALL_MAX_CONCURRENT", "max-conns": "RECALL_MAX_CONNS",
 	"max-body": "RECALL_MAX_BODY", "recall-timeout": "RECALL_RECALL_TIMEOUT",
-	"write-timeout": "RECALL_WRITE_TIMEOUT", "log-level": "RECALL_LOG_LEVEL",
+	"write-timeout": "RECALL_WRITE_TIMEOUT", "log-level": "RECALL_LOG_LEVEL", "replica-url": "RECALL_REPLICA_URL",
 }
 
 func addServerFlags(fs *flag.FlagSet) *serverFlags {
@@ -41,6 +42,7 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 60*time.Second, "bound on one write or delete (RECALL_WRITE_TIMEOUT)")
 	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM, how long in-flight requests may take to finish")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (RECALL_LOG_LEVEL)")
+	fs.StringVar(&f.replicaURL, "replica-url", "", "a streaming replica's URL as recall_runtime: recalls run there, writes and access on the primary (RECALL_REPLICA_URL)")
 	return f
 }
 
@@ -89,7 +91,7 @@ func (m *Main) openServer(ctx context.Context, f *serverFlags) (*server.Server, 
 	}
 	runtimeURL := c.RuntimeURL
 	c.Close() // the engine's own pool serves the keys too
-	e, err := recall.Open(ctx, runtimeURL, recall.Config{}, recall.PoolOptions{MaxConns: int32(f.maxConns)})
+	e, err := recall.Open(ctx, runtimeURL, recall.Config{}, recall.PoolOptions{MaxConns: int32(f.maxConns), ReplicaURL: f.replicaURL})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -45,3 +45,23 @@ func TestSummarizeCommand(t *testing.T) {
 		t.Fatalf("bad grouping: exit %d: %s", code, c.err.String())
 	}
 }
+
+// TestQueryReplicaURL: --replica-url runs the statement on the server it names (here the
+// primary's own runtime URL, which serves as any replica would) and the output says so; a
+// malformed URL is a usage error.
+func TestQueryReplicaURL(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if code := c.run("ingest", writeFile(t, "m.jsonl", `{"type": "memory", "id": "a", "text": "the ferry left late"}`+"\n"), "--scope", "team"); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, c.err.String())
+	}
+	if code := c.run("query", "ferry", "--scope", "team", "--replica-url", c.db.URL("recall_runtime")); code != 0 || !strings.Contains(c.out.String(), "(on the replica)") {
+		t.Fatalf("exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	if code := c.run("query", "ferry", "--scope", "team"); code != 0 || !strings.Contains(c.out.String(), "(on the primary)") {
+		t.Fatalf("exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	if code := c.run("query", "ferry", "--scope", "team", "--replica-url", "postgres://%zz"); code != 2 || !strings.Contains(c.err.String(), "--replica-url") {
+		t.Fatalf("bad URL: exit %d: %s", code, c.err.String())
+	}
+}

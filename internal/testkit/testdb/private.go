@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Server is a PostgreSQL server of one test alone, started by scripts/db.sh in a temporary
@@ -25,18 +26,33 @@ type Server struct {
 	Admin *pgx.ConnConfig
 	dir   string
 	port  int
+	env   []string
+	// replicaPort is the replica's port once Replica started one (0: none).
+	replicaPort int
 }
 
 // Private starts a private server for t. It needs the server's binaries, like every test
 // here: without them it skips (fails under CI).
 func Private(t testing.TB) *Server {
 	t.Helper()
+	return private(t, nil)
+}
+
+// PrivateReplicated starts a private server whose WAL streaming replicas can replay
+// (Server.Replica starts one).
+func PrivateReplicated(t testing.TB) *Server {
+	t.Helper()
+	return private(t, []string{"RECALL_PG_REPLICATION=1"})
+}
+
+func private(t testing.TB, env []string) *Server {
+	t.Helper()
 	AdminConfig(t)
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{dir: reachableTempDir(t), port: port}
+	s := &Server{dir: reachableTempDir(t), port: port, env: env}
 	t.Cleanup(func() {
 		if out, err := s.script("clean"); err != nil {
 			t.Errorf("testdb: private server clean: %v\n%s", err, out)
@@ -110,7 +126,54 @@ func (s *Server) NewDB(t testing.TB) *DB {
 }
 
 func (s *Server) script(args ...string) (string, error) {
-	return runScript(s.dir, []string{"RECALL_PG_PORT=" + strconv.Itoa(s.port)}, args...)
+	env := append([]string{"RECALL_PG_PORT=" + strconv.Itoa(s.port), "RECALL_PG_REPLICA_PORT=" + strconv.Itoa(s.replicaPort)}, s.env...)
+	return runScript(s.dir, env, args...)
+}
+
+// Replica starts a hot-standby replica of s (made by PrivateReplicated) on another loopback
+// port, the first time by pg_basebackup with a replication slot, and returns its admin
+// config; the replica goes with the server. Databases made on s before or after it are on
+// the replica too, once it has replayed them.
+func (s *Server) Replica(t testing.TB) *pgx.ConnConfig {
+	t.Helper()
+	if s.replicaPort == 0 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.replicaPort = port
+	}
+	out, err := s.script("replica", "start")
+	if err != nil {
+		t.Fatalf("testdb: replica start: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	cfg, err := pgx.ParseConfig(lines[len(lines)-1])
+	if err != nil {
+		t.Fatalf("testdb: replica URL: %v\n%s", err, out)
+	}
+	cfg.ConnectTimeout = 5 * time.Second
+	return cfg
+}
+
+// StopReplica stops the replica (fast shutdown); Replica starts it again.
+func (s *Server) StopReplica(t testing.TB) {
+	t.Helper()
+	if out, err := s.script("replica", "stop"); err != nil {
+		t.Fatalf("testdb: replica stop: %v\n%s", err, out)
+	}
+}
+
+// RolePool is a pool as role on database of the server admin names (the primary or a
+// replica), closed when t ends.
+func RolePool(t testing.TB, admin *pgx.ConnConfig, role, database string) *pgxpool.Pool {
+	t.Helper()
+	p, err := NewPool(context.Background(), admin, role, database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
 }
 
 // errHung: db.sh did not finish in 2 minutes.
