@@ -265,3 +265,53 @@ func fuseInGo(lists [][]statement.Candidate, s statement.Settings) []statement.C
 	})
 	return out[:min(len(out), s.K)]
 }
+
+// BenchmarkTitleTypos is the fuzzy title check: 100 source titles of the corpus, sampled
+// evenly, each with one letter of its longest word changed, named in a question ("what does
+// <title> say about it?"); the title probe (recall.probe_titles, as a caller of the big
+// scope, the default settings) should find each one. It reports how many of the 100 it found
+// and the probe's p50.
+func BenchmarkTitleTypos(b *testing.B) {
+	c, db := benchCorpus(b)
+	s := benchSettings(b)
+	ctx := context.Background()
+	nsrc := (c.Cfg.N + c.Cfg.PerSrc - 1) / c.Cfg.PerSrc
+	type probe struct{ question, title string }
+	var probes []probe
+	for k := range 100 {
+		title := c.SourceTitle(k * nsrc / 100)
+		words := strings.Fields(title)
+		longest := 0
+		for i, w := range words {
+			if len(w) > len(words[longest]) {
+				longest = i
+			}
+		}
+		w := []byte(words[longest])
+		at := len(w) / 2
+		w[at] = 'a' + (w[at]-'a'+1)%26 // the next letter, z to a
+		typo := append(append(append([]string{}, words[:longest]...), string(w)), words[longest+1:]...)
+		probes = append(probes, probe{"what does " + strings.Join(typo, " ") + " say about it?", title})
+	}
+	for b.Loop() {
+		found := 0
+		var lat []time.Duration
+		for _, p := range probes {
+			tx := testdb.BeginAs(b, db.Runtime, []string{synth.BigScope}, nil)
+			t := time.Now()
+			var n int
+			err := tx.QueryRow(ctx, `SELECT count(*) FROM recall.probe_titles($1, $2, $3, $4) p JOIN recall.sources s ON s.id = p.id WHERE s.title = $5`,
+				p.question, s.TitleExactWords, s.TitleFuzzyWords, s.TitleFloor, p.title).Scan(&n)
+			lat = append(lat, time.Since(t))
+			_ = tx.Rollback(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n > 0 {
+				found++
+			}
+		}
+		b.ReportMetric(float64(found), "found/100")
+		percentiles(b, lat, "probe_")
+	}
+}

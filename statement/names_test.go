@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
 )
@@ -251,8 +253,16 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 		// Title reference: similarity 1 when the title's key is a word n-gram of the query's key
 		// (of at most TitleExactWords words, at least 3 characters), direct when the title has
 		// at least TitleDirectWords words; else its best similarity with an n-gram of at most
-		// TitleFuzzyWords words when at least the floor.
+		// TitleFuzzyWords words when at least the floor, among the n-grams that do not end
+		// with a stop word, do not start with one other than an article, and have a word of
+		// three letters or more.
 		words := strings.Fields(titleKey(raw))
+		stop := stopWords(t, db, words)
+		weak := func(ws []string) bool {
+			long := slices.ContainsFunc(ws, func(w string) bool { return len([]rune(w)) > 2 })
+			first := ws[0]
+			return stop[ws[len(ws)-1]] || (stop[first] && first != "the" && first != "a" && first != "an") || !long
+		}
 		want, direct := map[int64]float64{}, map[int64]bool{}
 		for _, tt := range titles {
 			if tt.scope != "acme" {
@@ -264,7 +274,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 					g := strings.Join(words[i:i+n], " ")
 					if g == titleKey(tt.name) && len(g) >= 3 {
 						sim, isDirect = 1, len(strings.Fields(g)) >= s.TitleDirectWords
-					} else if n <= s.TitleFuzzyWords {
+					} else if n <= s.TitleFuzzyWords && !weak(words[i:i+n]) {
 						if v := similarity(strings.ToLower(tt.name), g); v >= s.TitleFloor-1e-6 {
 							sim = math.Max(sim, v)
 						}
@@ -282,6 +292,22 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 	if mentionTies == 0 || titleTies == 0 {
 		t.Fatalf("the queries give %d mention and %d title memories that tie: the mid-rank rule is untested", mentionTies, titleTies)
 	}
+}
+
+// stopWords says which of words PostgreSQL's English configuration drops (its stop words).
+func stopWords(t *testing.T, db *testdb.DB, words []string) map[string]bool {
+	t.Helper()
+	rows, err := db.Owner.Query(context.Background(), `SELECT x, to_tsvector('english', x) = ''::tsvector FROM unnest($1::text[]) AS x`, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	var w string
+	var isStop bool
+	if _, err := pgx.ForEachRow(rows, []any{&w, &isStop}, func() error { out[w] = isStop; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // checkLane compares a lane's candidates with the expected scores (and direct flags, when

@@ -11,6 +11,13 @@
 -- list of bounds: sql/functions.go), and an n-gram probes only the parts its bound reaches.
 -- The query's words are computed once (a materialized CTE): pulled up into the n-gram loop,
 -- title_key's regexp ran for every n-gram.
+-- Most of a question's n-grams cannot be a title, and each fuzzy probe costs a GIN scan
+-- (about a millisecond at a million memories, found or not), so the fuzzy branch skips the
+-- weak ones: an n-gram that ends with an English stop word ("... say about"), that starts
+-- with one other than an article ("what did ...", "about the ..."; "the", "a", "an" start
+-- titles), or whose words all have at most two letters. The n-gram without the stop word is
+-- probed in its place. Stop words are PostgreSQL's English ones, those to_tsvector drops,
+-- as for BM25.
 -- Every index the probe reads carries the scope set, as recall.probe_entities' do
 -- (sql/lanes/entity_probe.sql says why): a second GIN column of the trigram parts, and scope
 -- tokens of the title key for the exact branch.
@@ -33,10 +40,13 @@ AS $$
 BEGIN
   RETURN QUERY
   WITH words AS MATERIALIZED (
-    SELECT string_to_array(recall.title_key(query), ' ') AS a
+    SELECT k.a, ARRAY(SELECT to_tsvector('english', x) = ''::tsvector FROM unnest(k.a) WITH ORDINALITY AS u(x, o) ORDER BY o) AS stop
+    FROM (SELECT string_to_array(recall.title_key(query), ' ') AS a) k
   ),
   grams AS MATERIALIZED (
-    SELECT DISTINCT array_to_string(w.a[i:i + n - 1], ' ') AS g, n
+    SELECT DISTINCT array_to_string(w.a[i:i + n - 1], ' ') AS g, n,
+           w.stop[i + n - 1] OR (w.stop[i] AND w.a[i] NOT IN ('the', 'a', 'an'))
+             OR NOT EXISTS (SELECT 1 FROM unnest(w.a[i:i + n - 1]) AS x WHERE length(x) > 2) AS weak
     FROM words w
     CROSS JOIN generate_series(1, cardinality(w.a)) AS i
     CROSS JOIN generate_series(1, exact_words) AS n
@@ -66,7 +76,7 @@ BEGIN
         AND lower(s.title) % g.g AND s.scopes && recall.read_scopes()
 {{- end}}
     ) p
-    WHERE g.n <= fuzzy_words AND p.sim >= floor
+    WHERE g.n <= fuzzy_words AND NOT g.weak AND p.sim >= floor
   ) x
   GROUP BY x.id;
 END
