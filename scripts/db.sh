@@ -137,6 +137,16 @@ CONF
 	mv "$tmp" "$data"
 }
 
+# pg_start DATA LOG PORT WHAT starts the server of DATA on PORT, logging to LOG; on failure it
+# shows the log's tail and says WHAT did not start.
+pg_start() {
+	as_pg touch "$2" 2>/dev/null || true
+	if ! as_pg "$PGBIN/pg_ctl" -D "$1" -l "$2" -o "-p $3" -w -t 60 start >/dev/null; then
+		tail -n 20 "$2" >&2 || true
+		die "$4 did not start; the log above is from $2"
+	fi
+}
+
 bootstrap_roles() {
 	# Roles are cluster-wide; sql/roles.sql documents them and is shared with the test harness.
 	psql -X -q -v ON_ERROR_STOP=1 -f "$root/sql/roles.sql" "$1" >/dev/null
@@ -156,11 +166,7 @@ cmd_start() {
 			die "port $port is in use by another process; stop it, or set RECALL_PG_PORT to a free port (and remove $pgdir/port)"
 		fi
 		log "starting PostgreSQL $PG_MAJOR on 127.0.0.1:$port ($data)"
-		as_pg touch "$logfile" 2>/dev/null || true
-		if ! as_pg "$PGBIN/pg_ctl" -D "$data" -l "$logfile" -o "-p $port" -w -t 60 start >/dev/null; then
-			tail -n 20 "$logfile" >&2 || true
-			die "PostgreSQL did not start; the log above is from $logfile"
-		fi
+		pg_start "$data" "$logfile" "$port" PostgreSQL
 	fi
 	bootstrap_roles "$url"
 	echo "$url"
@@ -195,11 +201,7 @@ cmd_replica() {
 		fi
 		if ! replica_running; then
 			port_busy "$port" && die "port $port is in use; set RECALL_PG_REPLICA_PORT to a free port"
-			as_pg touch "$replica_log" 2>/dev/null || true
-			if ! as_pg "$PGBIN/pg_ctl" -D "$replica" -l "$replica_log" -o "-p $port" -w -t 60 start >/dev/null; then
-				tail -n 20 "$replica_log" >&2 || true
-				die "the replica did not start; the log above is from $replica_log"
-			fi
+			pg_start "$replica" "$replica_log" "$port" "the replica"
 			log "replica on 127.0.0.1:$port"
 		fi
 		admin_url "$port"

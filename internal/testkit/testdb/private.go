@@ -58,18 +58,25 @@ func private(t testing.TB, env []string) *Server {
 			t.Errorf("testdb: private server clean: %v\n%s", err, out)
 		}
 	})
-	out, err := s.script("start")
+	s.Admin = s.startURL(t, "private server", "start")
+	return s
+}
+
+// startURL runs db.sh with args, which prints a server's admin URL last, and returns its
+// config.
+func (s *Server) startURL(t testing.TB, what string, args ...string) *pgx.ConnConfig {
+	t.Helper()
+	out, err := s.script(args...)
 	if err != nil {
-		t.Fatalf("testdb: private server start: %v\n%s", err, out)
+		t.Fatalf("testdb: %s start: %v\n%s", what, err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	cfg, err := pgx.ParseConfig(lines[len(lines)-1])
 	if err != nil {
-		t.Fatalf("testdb: private server URL: %v\n%s", err, out)
+		t.Fatalf("testdb: %s URL: %v\n%s", what, err, out)
 	}
 	cfg.ConnectTimeout = 5 * time.Second
-	s.Admin = cfg
-	return s
+	return cfg
 }
 
 // reachableTempDir is a directory for a data directory under a temporary directory the
@@ -143,17 +150,7 @@ func (s *Server) Replica(t testing.TB) *pgx.ConnConfig {
 		}
 		s.replicaPort = port
 	}
-	out, err := s.script("replica", "start")
-	if err != nil {
-		t.Fatalf("testdb: replica start: %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	cfg, err := pgx.ParseConfig(lines[len(lines)-1])
-	if err != nil {
-		t.Fatalf("testdb: replica URL: %v\n%s", err, out)
-	}
-	cfg.ConnectTimeout = 5 * time.Second
-	return cfg
+	return s.startURL(t, "replica", "replica", "start")
 }
 
 // StopReplica stops the replica (fast shutdown); Replica starts it again.
