@@ -305,35 +305,22 @@ func (e *Engine) packItems(r *run, opts *Options) error {
 		return alt, walkIn(b)(alt.units)
 	}
 	alt, walk := pack(r.req.budget)
-	var triplets []statement.Triplet
 	if opts.GraphContext {
-		triplets = graphContext(walk.Items)
+		triplets := graphContext(walk.Items)
 		if need := tripletsCost(triplets, e.cfg.Tokens); need > r.req.budget-walk.Used {
 			if reserve := min(need, r.req.budget/GraphContextShare); reserve > 0 {
 				alt, walk = pack(r.req.budget - reserve)
 				triplets = graphContext(walk.Items)
 			}
 		}
-		triplets, p.GraphTokens = fitTriplets(triplets, r.req.budget-walk.Used, e.cfg.Tokens)
-		p.GraphContext = triplets
+		p.GraphContext, p.GraphTokens = fitTriplets(triplets, r.req.budget-walk.Used, e.cfg.Tokens)
 	}
 	r.alt = alt
 	// The pack lists its units in merit order, whatever order the walk took them in.
 	slices.SortStableFunc(walk.Items, func(a, b budget.Packed[unit]) int { return cmp.Compare(a.Item.rank, b.Item.rank) })
 	r.walk = walk
-	inPack := map[int64]bool{}
-	for _, it := range walk.Items {
-		for _, m := range it.Item.members {
-			inPack[m.ID] = true
-		}
-	}
-	for _, c := range alt.climbs {
-		if inPack[c.Summary] { // a summary that climbed but did not fit replaced nothing in the pack
-			p.Climbs = append(p.Climbs, c)
-		}
-	}
 	runs := 0
-	seen := map[int64]bool{}
+	inPack, seen := map[int64]bool{}, map[int64]bool{}
 	for _, it := range walk.Items {
 		run := 0
 		if len(it.Item.members) > 1 {
@@ -344,10 +331,16 @@ func (e *Engine) packItems(r *run, opts *Options) error {
 			item := newItem(m, m.Text, e.cfg.Tokens.Count(m.Text), it.Truncated)
 			item.Run, item.Context = run, m.Why
 			p.Items = append(p.Items, item)
+			inPack[m.ID] = true
 			if m.Source != nil && !seen[m.Source.ID] {
 				seen[m.Source.ID] = true
 				p.Sources = append(p.Sources, *m.Source)
 			}
+		}
+	}
+	for _, c := range alt.climbs {
+		if inPack[c.Summary] { // a summary that climbed but did not fit replaced nothing in the pack
+			p.Climbs = append(p.Climbs, c)
 		}
 	}
 	for _, o := range walk.Omitted {
@@ -364,18 +357,19 @@ func (e *Engine) packItems(r *run, opts *Options) error {
 func newItem(c ranked, text string, tokens int, truncated bool) Item {
 	return Item{
 		ID: c.ID, ExternalID: c.ExternalID, Kind: c.Kind, Text: text, Truncated: truncated, Tokens: tokens,
-		SourceTitle: c.SourceTitle, SourceURI: c.SourceURI, Entities: c.Entities,
+		Entities:      c.Entities,
 		OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
 		Score: c.Score, Direct: c.Direct, StatementRank: c.FusedRank, Lanes: c.Lanes, RerankScore: c.RerankScore,
-		Position: c.Position, Speaker: c.Speaker, Covers: c.Covers, SourceID: sourceID(c.Source),
-	}
+		Position: c.Position, Speaker: c.Speaker, Covers: c.Covers,
+	}.withSource(c.Source)
 }
 
-func sourceID(s *statement.Source) int64 {
-	if s == nil {
-		return 0
+// withSource points the item at its source.
+func (it Item) withSource(s *statement.Source) Item {
+	if s != nil {
+		it.SourceID, it.SourceTitle, it.SourceURI = s.ID, s.Title, s.URI
 	}
-	return s.ID
+	return it
 }
 
 // record stamps the packed memories' access in its own transaction, after the read has

@@ -136,8 +136,8 @@ func scanCandidate(r pgx.CollectableRow) (Candidate, error) {
 	c := Candidate{
 		ID: x.ID, ExternalID: x.ExternalID, Kind: x.Kind, Text: x.Text, Tags: x.Tags, Metadata: x.Metadata,
 		OccurredStart: x.OccurredStart, OccurredEnd: x.OccurredEnd, LastAccessed: x.LastAccessed, AccessCount: x.AccessCount,
-		SourceID: x.SourceID, SourceTitle: x.SourceTitle, SourceURI: x.SourceURI, Entities: x.Entities,
-		Direct: x.Direct, RRF: x.RRF, Score: x.Fused, Speaker: x.Speaker, Covers: x.Covers, GraphContext: x.GraphContext,
+		Entities: x.Entities,
+		Direct:   x.Direct, RRF: x.RRF, Score: x.Fused, Speaker: x.Speaker, Covers: x.Covers, GraphContext: x.GraphContext,
 	}
 	if x.SourceID != nil && x.SourceExtID != nil {
 		c.Source = &Source{ID: *x.SourceID, ExternalID: *x.SourceExtID, Title: x.SourceTitle, URI: x.SourceURI, OccurredAt: x.SourceAt, Metadata: x.SourceMeta}

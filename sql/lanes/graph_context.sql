@@ -13,10 +13,10 @@
    FROM (
      SELECT DISTINCT r.id
      FROM recall.mentions mn
-     JOIN recall.relations r ON r.src_id = mn.entity_id OR r.dst_id = mn.entity_id
+     JOIN recall.relations r
+       ON r.src_id = mn.entity_id AND r.dst_id IN (SELECT id FROM mention_entities)
+       OR r.dst_id = mn.entity_id AND r.src_id IN (SELECT id FROM mention_entities)
      WHERE mn.memory_id = u.id AND NOT mn.speaker
-       AND (r.src_id = mn.entity_id AND r.dst_id IN (SELECT id FROM mention_entities)
-            OR r.dst_id = mn.entity_id AND r.src_id IN (SELECT id FROM mention_entities))
    ) k
    JOIN recall.relations r ON r.id = k.id
    JOIN recall.entities es ON es.id = r.src_id
