@@ -41,6 +41,10 @@
 --   body: sql/write/lexemes.sql
 -- FUNCTION recall.title_key(text) RETURNS text LANGUAGE sql IMMUTABLE
 --   body: migrations/00001_baseline.sql
+-- FUNCTION recall.vector_nearest(vector,integer) RETURNS TABLE(id bigint, distance double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 100 SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
+--   body: sql/lanes/vector_exact.sql
+-- FUNCTION recall.vector_scope_max_dim() RETURNS integer LANGUAGE sql IMMUTABLE
+--   body: sql/lanes/vector_exact.sql
 -- FUNCTION recall.write_scopes() RETURNS text[] LANGUAGE sql STABLE
 --   body: migrations/00001_baseline.sql
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/recall-engine/recall/internal/testkit/testdb"
@@ -90,18 +91,25 @@ func TestVectorBranches(t *testing.T) {
 	for _, c := range []struct {
 		read       []string
 		exactScale float64
-		exact      bool
+		filtered   bool // a filter every memory passes: the exact search reads the heap
+		want       string
 	}{
-		{[]string{"small"}, 1000, true},
-		{[]string{"small"}, 0, false},
-		{[]string{"small"}, 1.04, true}, // 1600 <= 1.04 * 1540
-		{[]string{"small"}, 1.03, false},
-		{[]string{"big", "small"}, 1000, false},
-		{[]string{"big", "small"}, 1540, true},
+		{[]string{"small"}, 1000, false, branchExact},
+		{[]string{"small"}, 1000, true, branchExactHeap},
+		{[]string{"small"}, 0, false, branchHNSW},
+		{[]string{"small"}, 1.04, false, branchExact}, // 1600 <= 1.04 * 1540
+		{[]string{"small"}, 1.03, false, branchHNSW},
+		{[]string{"big", "small"}, 1000, false, branchHNSW},
+		{[]string{"big", "small"}, 1540, false, branchExact},
+		{[]string{"big", "small"}, 1540, true, branchExactHeap},
 	} {
-		name := fmt.Sprintf("read=%v exact_scale=%g", c.read, c.exactScale)
+		name := fmt.Sprintf("read=%v exact_scale=%g filtered=%v", c.read, c.exactScale, c.filtered)
 		s := statement.DefaultSettings()
 		s.VectorK, s.K, s.VectorMaxDistance, s.VectorExactScale = 20, 100, 2, c.exactScale
+		q := q
+		if c.filtered {
+			q.Filters.Kinds = []string{"world"}
+		}
 		got := run(t, db, c.read, statement.Only(statement.Vector), q, s)
 		if len(got) != 20 {
 			t.Fatalf("%s: %d rows, want 20", name, len(got))
@@ -114,18 +122,148 @@ func TestVectorBranches(t *testing.T) {
 			ids[i] = g.ID
 		}
 		plan := strings.Join(explain(t, db.Runtime, c.read, st, q, s, "ANALYZE, COSTS OFF"), "\n")
-		hnsw, byKey := ran(t, plan, true), ran(t, plan, false)
-		if c.exact {
+		if got := ranBranches(t, plan); !slices.Equal(got, []string{c.want}) {
+			t.Fatalf("%s: branches %v ran, want only %s:\n%s", name, got, c.want, plan)
+		}
+		if c.want != branchHNSW {
 			if want := nearest(c.read, 20); !slices.Equal(ids, want) {
 				t.Fatalf("%s: exact branch returned %v, the nearest visible memories are %v", name, ids, want)
 			}
-			if hnsw || !byKey {
-				t.Fatalf("%s: want only the exact branch to run (HNSW ran %v, exact ran %v):\n%s", name, hnsw, byKey, plan)
-			}
-		} else if !hnsw || byKey {
-			t.Fatalf("%s: want only the HNSW branch to run (HNSW ran %v, exact ran %v):\n%s", name, hnsw, byKey, plan)
+		}
+		if c.want == branchExact && !strings.Contains(plan, "Function Scan on vector_nearest") {
+			t.Fatalf("%s: the exact branch did not call recall.vector_nearest:\n%s", name, plan)
+		}
+		if c.want == branchHNSW && !strings.Contains(plan, "memories_embedding_8_hnsw") {
+			t.Fatalf("%s: the HNSW branch did not read the HNSW index:\n%s", name, plan)
 		}
 	}
+}
+
+// TestVectorNearestIndexOnly: recall.vector_nearest returns the k nearest memories the caller
+// sees by the row-security rule (scopes overlap the read scopes; here also through a scope
+// set of two names), while nearer memories of other scopes exist, and it reads them from the
+// covering scope index without one heap fetch (pg_stat_xact_all_tables counts the backend's
+// fetches of this transaction).
+func TestVectorNearestIndexOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	if _, err := db.Owner.Exec(ctx, `SELECT recall.ensure_vector_index(8)`); err != nil {
+		t.Fatal(err)
+	}
+	q := unitVector(7, 8)
+	vecs := map[int64][]float32{}
+	visible := map[int64]bool{}
+	var ext []string
+	var scopeSets, embs []string
+	var raw [][]float32
+	for i := range 3000 {
+		scopes := "{big}"
+		switch i % 10 {
+		case 0:
+			scopes = "{small}"
+		case 1:
+			scopes = "{other,small}"
+		}
+		v := unitVector(uint64(100+i), 8)
+		if i%10 == 5 { // invisible memories right next to the query
+			for d := range v {
+				v[d] = q[d] + float32(i%7)*1e-3
+			}
+		}
+		ext, scopeSets = append(ext, fmt.Sprint("m", i)), append(scopeSets, scopes)
+		embs, raw = append(embs, pgvector.NewVector(v).String()), append(raw, v)
+	}
+	// The test server commits asynchronously (scripts/db.sh), and VACUUM cannot mark a page
+	// all-visible while its rows' commit is not yet flushed: this commit waits for the flush.
+	ins, err := db.Owner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ins.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+	if _, err := ins.Exec(ctx, `SET LOCAL synchronous_commit = on`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ins.Query(ctx, `INSERT INTO recall.memories (external_id, scopes, text, embedding)
+		SELECT e, s::text[], 'words', v::vector FROM unnest($1::text[], $2::text[], $3::text[]) AS u(e, s, v)
+		RETURNING id, external_id`, ext, scopeSets, embs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var e string
+		if err := rows.Scan(&id, &e); err != nil {
+			t.Fatal(err)
+		}
+		var i int
+		if _, err := fmt.Sscanf(e, "m%d", &i); err != nil {
+			t.Fatal(err)
+		}
+		vecs[id], visible[id] = raw[i], i%10 < 2
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	if err := ins.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Owner.Exec(ctx, `VACUUM (ANALYZE) recall.memories`); err != nil {
+		t.Fatal(err)
+	}
+	var want []int64
+	for id := range vecs {
+		if visible[id] {
+			want = append(want, id)
+		}
+	}
+	dist := func(id int64) float64 { return cosineDistance(vecs[id], q) }
+	slices.SortFunc(want, func(a, b int64) int {
+		if da, db := dist(a), dist(b); da != db {
+			if da < db {
+				return -1
+			}
+			return 1
+		}
+		return int(a - b)
+	})
+	want = want[:25]
+
+	tx := testdb.BeginAs(t, db.Runtime, []string{"small"}, nil)
+	defer tx.Rollback(ctx) //nolint:errcheck // read only
+	fetches := func() int64 {
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT idx_tup_fetch + seq_tup_read FROM pg_stat_xact_all_tables
+			WHERE relid = 'recall.memories'::regclass`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := fetches()
+	rows, err = tx.Query(ctx, `SELECT id FROM recall.vector_nearest($1, 25)`, pgvector.NewVector(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("vector_nearest returned %v, the nearest visible memories are %v", got, want)
+	}
+	if n := fetches() - before; n != 0 {
+		t.Fatalf("vector_nearest read %d of the caller's 600 rows from the heap: want an index-only scan", n)
+	}
+}
+
+func cosineDistance(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return 1 - dot/math.Sqrt(na*nb)
 }
 
 // TestScopeKeyLookupsEstimatedSmall: the generic plan prices a lookup of memories by scope-set
@@ -177,19 +315,58 @@ func TestScopeKeyLookupsEstimatedSmall(t *testing.T) {
 	}
 }
 
-// ran reports whether the HNSW branch (gated by "One-Time Filter: (NOT $n)") or the exact one
-// ("One-Time Filter: $n") ran in an EXPLAIN ANALYZE: the filter's child is not marked "never
-// executed".
-func ran(t *testing.T, plan string, hnsw bool) bool {
+// The vector lane's branches, told apart by what their one-time filter gates: HNSW reads
+// the HNSW index, the exact search calls recall.vector_nearest, the exact search with
+// filters reads the caller's memories from the heap.
+const (
+	branchHNSW      = "hnsw"
+	branchExact     = "exact"
+	branchExactHeap = "exact-heap"
+)
+
+// ranBranches lists the vector branches that ran in an EXPLAIN ANALYZE: those whose scan
+// under their one-time filter is not marked "never executed" (a filter the planner folded
+// to false leaves its branch out of the plan).
+func ranBranches(t *testing.T, plan string) []string {
 	t.Helper()
+	var out []string
 	lines := strings.Split(plan, "\n")
+	seen := 0
 	for i, l := range lines {
-		if strings.Contains(l, "One-Time Filter:") && strings.Contains(l, "NOT") == hnsw && i+1 < len(lines) {
-			return !strings.Contains(lines[i+1], "never executed")
+		if !strings.Contains(l, "One-Time Filter: ") || strings.HasSuffix(l, "false") {
+			continue
+		}
+		// The first scan under the filter says which branch it gates.
+		var b, scan string
+		for _, c := range lines[i+1:] {
+			if strings.Contains(c, "One-Time Filter: ") {
+				break
+			}
+			switch {
+			case strings.Contains(c, "_hnsw on memories"):
+				b = branchHNSW
+			case strings.Contains(c, "Function Scan on vector_nearest"):
+				b = branchExact
+			case strings.Contains(c, "Scan using memories_") && strings.Contains(c, " on memories"):
+				b = branchExactHeap
+			default:
+				continue
+			}
+			scan = c
+			break
+		}
+		if b == "" {
+			continue
+		}
+		seen++
+		if !strings.Contains(scan, "never executed") {
+			out = append(out, b)
 		}
 	}
-	t.Fatalf("no one-time filter of the hnsw=%v branch in the plan:\n%s", hnsw, plan)
-	return false
+	if seen == 0 {
+		t.Fatalf("no one-time filter of a vector branch in the plan:\n%s", plan)
+	}
+	return out
 }
 
 // TestEmbeddingsStoredInline: a memory's embedding, text and lexemes stay in its row

@@ -3,8 +3,10 @@
 -- planner's estimate in pg_class, which every role can read), runs exactly one of them.
 -- Exact search costs about n row reads; HNSW under row security visits about k N / n rows
 -- to find k visible ones. So:
--- * n^2 <= vector_exact_scale * N: exact search. The caller's memories are read by
---   scope-set key (one index probe per visible scope set) and every distance computed.
+-- * n^2 <= vector_exact_scale * N: exact search, every distance computed. Without filters,
+--   recall.vector_nearest (sql/lanes/vector_exact.sql) reads the caller's embeddings by
+--   index only; with filters, the caller's memories are read by scope-set key (one index
+--   probe per visible scope set) and each tested.
 -- * Otherwise: pgvector HNSW. {{dim}} is the statement's embedding dimension; the expression and
 --   predicate repeat the partial index's (recall.ensure_vector_index). The executor turns on
 --   iterative index scans, so rows hidden by row security or filtered out do not starve the
@@ -24,10 +26,14 @@ vector_hits AS MATERIALIZED (
    ORDER BY m.embedding::vector({{dim}}) <=> @qvec::vector({{dim}})
    LIMIT @vector_k::int)
   UNION ALL
+  (SELECT h.id, h.distance
+   FROM recall.vector_nearest(@qvec::vector({{dim}}), @vector_k::int) h
+   WHERE (SELECT exact FROM vector_visible) AND @f_none::bool)
+  UNION ALL
   (SELECT m.id, m.embedding::vector({{dim}}) <=> @qvec::vector({{dim}}) AS distance
    FROM visible_sets s
    JOIN recall.memories m ON m.scope_key = s.scope_key
-   WHERE (SELECT exact FROM vector_visible)
+   WHERE (SELECT exact FROM vector_visible) AND NOT @f_none::bool
      AND vector_dims(m.embedding) = {{dim}}
      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})
    ORDER BY 2, m.id

@@ -25,10 +25,14 @@ vector_hits AS MATERIALIZED (
    ORDER BY m.embedding::vector(384) <=> @qvec::vector(384)
    LIMIT @vector_k::int)
   UNION ALL
+  (SELECT h.id, h.distance
+   FROM recall.vector_nearest(@qvec::vector(384), @vector_k::int) h
+   WHERE (SELECT exact FROM vector_visible) AND @f_none::bool)
+  UNION ALL
   (SELECT m.id, m.embedding::vector(384) <=> @qvec::vector(384) AS distance
    FROM visible_sets s
    JOIN recall.memories m ON m.scope_key = s.scope_key
-   WHERE (SELECT exact FROM vector_visible)
+   WHERE (SELECT exact FROM vector_visible) AND NOT @f_none::bool
      AND vector_dims(m.embedding) = 384
      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
    ORDER BY 2, m.id
