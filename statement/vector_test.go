@@ -67,24 +67,7 @@ func TestVectorBranches(t *testing.T) {
 				ids = append(ids, id)
 			}
 		}
-		dist := func(id int64) float64 {
-			var dot, nv, nq float64
-			for i, x := range vecs[id] {
-				dot += float64(x) * float64(q.Vector[i])
-				nv += float64(x) * float64(x)
-				nq += float64(q.Vector[i]) * float64(q.Vector[i])
-			}
-			return 1 - dot/math.Sqrt(nv*nq)
-		}
-		slices.SortFunc(ids, func(a, b int64) int {
-			if da, db := dist(a), dist(b); da != db {
-				if da < db {
-					return -1
-				}
-				return 1
-			}
-			return int(a - b)
-		})
+		sortByDistance(ids, vecs, q.Vector)
 		return ids[:k]
 	}
 
@@ -217,16 +200,7 @@ func TestVectorNearestIndexOnly(t *testing.T) {
 			want = append(want, id)
 		}
 	}
-	dist := func(id int64) float64 { return cosineDistance(vecs[id], q) }
-	slices.SortFunc(want, func(a, b int64) int {
-		if da, db := dist(a), dist(b); da != db {
-			if da < db {
-				return -1
-			}
-			return 1
-		}
-		return int(a - b)
-	})
+	sortByDistance(want, vecs, q)
 	want = want[:25]
 
 	tx := testdb.BeginAs(t, db.Runtime, []string{"small"}, nil)
@@ -256,14 +230,27 @@ func TestVectorNearestIndexOnly(t *testing.T) {
 	}
 }
 
-func cosineDistance(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
+// sortByDistance orders ids by the cosine distance of their vectors to q, then by id: the
+// order of the vector lane.
+func sortByDistance(ids []int64, vecs map[int64][]float32, q []float32) {
+	dist := func(id int64) float64 {
+		var dot, nv, nq float64
+		for i, x := range vecs[id] {
+			dot += float64(x) * float64(q[i])
+			nv += float64(x) * float64(x)
+			nq += float64(q[i]) * float64(q[i])
+		}
+		return 1 - dot/math.Sqrt(nv*nq)
 	}
-	return 1 - dot/math.Sqrt(na*nb)
+	slices.SortFunc(ids, func(a, b int64) int {
+		if da, db := dist(a), dist(b); da != db {
+			if da < db {
+				return -1
+			}
+			return 1
+		}
+		return int(a - b)
+	})
 }
 
 // TestScopeKeyLookupsEstimatedSmall: the generic plan prices a lookup of memories by scope-set
