@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
@@ -152,6 +154,8 @@ func TestWriteRefusesBadBatches(t *testing.T) {
 		{"unknown source", member, recall.Batch{Sources: src, Memories: []recall.Memory{ok, {ID: "x", Text: "t", Source: "nope"}}}, "memories[1]", "source"},
 		{"unknown entity", member, recall.Batch{Sources: src, Memories: []recall.Memory{ok, {ID: "x", Text: "t", Entities: []string{"ghost"}}}}, "memories[1]", "entities[0]"},
 		{"unknown relation end", member, recall.Batch{Sources: src, Entities: []recall.Entity{{ID: "a", Name: "A"}}, Relations: []recall.Relation{{From: "a", To: "ghost"}}}, "relations[0]", "to"},
+		{"unknown relation evidence", member, recall.Batch{Memories: []recall.Memory{ok}, Entities: []recall.Entity{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}, {ID: "c", Name: "C"}},
+			Relations: []recall.Relation{{From: "a", To: "b", Memory: "ok"}, {From: "a", To: "c", Memory: "ghost"}, {From: "b", To: "c", Memory: "ghost"}}}, "relations[1]", "memory"},
 		{"self relation", member, recall.Batch{Relations: []recall.Relation{{From: "a", To: "a"}}}, "relations[0]", "to"},
 		{"reserved entity id", member, recall.Batch{Entities: []recall.Entity{{ID: "auto:x", Name: "X"}}}, "entities[0]", "id"},
 		{"scope not writable", member, recall.Batch{Scopes: []string{"other"}, Memories: []recall.Memory{ok}}, "batch", "scopes"},
@@ -354,5 +358,40 @@ func TestEditedEqualsFresh(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRelationEvidenceStoredOrInBatch: a relation's evidence may be a memory of the batch or
+// one stored before; each relation gets its own, looked up once for the batch.
+func TestRelationEvidenceStoredOrInBatch(t *testing.T) {
+	t.Parallel()
+	db, e := newWriteEngine(t)
+	ctx := context.Background()
+	if _, err := e.Write(ctx, member, recall.Batch{NoExtract: true, Memories: []recall.Memory{{ID: "old1", Text: "first"}, {ID: "old2", Text: "second"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Write(ctx, member, recall.Batch{NoExtract: true,
+		Memories: []recall.Memory{{ID: "new", Text: "third"}},
+		Entities: []recall.Entity{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}, {ID: "c", Name: "C"}},
+		Relations: []recall.Relation{
+			{From: "a", To: "b", Memory: "old2"}, {From: "a", To: "c", Memory: "new"},
+			{From: "b", To: "c", Memory: "old1"}, {From: "c", To: "a", Memory: "old2"}, {From: "b", To: "a"},
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Owner.Query(ctx, `SELECT s.external_id || '>' || d.external_id || ':' || coalesce(m.external_id, '-')
+		FROM recall.relations r JOIN recall.entities s ON s.id = r.src_id JOIN recall.entities d ON d.id = r.dst_id
+		LEFT JOIN recall.memories m ON m.id = r.memory_id ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a>b:old2", "a>c:new", "b>a:-", "b>c:old1", "c>a:old2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("relations %v, want %v", got, want)
 	}
 }

@@ -208,8 +208,21 @@ func (t *txn) mentionRows(b Batch, named [][]int64, speakers []int64) (mentions,
 // relationRows returns the batch's own relations, their evidence memory found in the batch or
 // stored.
 func (t *txn) relationRows(b Batch) ([]map[string]any, error) {
-	var out []map[string]any
+	// The evidence memories the batch does not write, looked up at once.
+	refs := map[string]string{}
 	for i, r := range b.Relations {
+		if _, ok := t.memories[r.Memory]; r.Memory != "" && !ok {
+			if _, seen := refs[r.Memory]; !seen {
+				refs[r.Memory] = fmt.Sprintf("relations[%d].memory", i)
+			}
+		}
+	}
+	stored, err := t.stored("memories", refs)
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]any
+	for _, r := range b.Relations {
 		predicate := r.Predicate
 		if predicate == "" {
 			predicate = DefaultPredicate
@@ -221,11 +234,7 @@ func (t *txn) relationRows(b Batch) ([]map[string]any, error) {
 		if r.Memory != "" {
 			mid, ok := t.memories[r.Memory]
 			if !ok {
-				got, err := t.stored("memories", map[string]string{r.Memory: fmt.Sprintf("relations[%d].memory", i)})
-				if err != nil {
-					return nil, err
-				}
-				mid = got[r.Memory]
+				mid = stored[r.Memory]
 			}
 			rel["memory"] = mid
 		}
