@@ -16,6 +16,7 @@ var FunctionFiles = []string{
 	"lanes/filter.sql",
 	"lanes/entity_probe.sql",
 	"lanes/title_probe.sql",
+	"lanes/visible_corpus.sql",
 	"lanes/vector_exact.sql",
 	"write/lexemes.sql",
 	"write/bm25.sql",

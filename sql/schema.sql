@@ -41,10 +41,12 @@
 --   body: sql/write/lexemes.sql
 -- FUNCTION recall.title_key(text) RETURNS text LANGUAGE sql IMMUTABLE
 --   body: migrations/00001_baseline.sql
--- FUNCTION recall.vector_nearest(vector,integer) RETURNS TABLE(id bigint, distance double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 100 SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
+-- FUNCTION recall.vector_nearest(vector,integer) RETURNS TABLE(id bigint, distance double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 100 SET enable_seqscan=off SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
 --   body: sql/lanes/vector_exact.sql
 -- FUNCTION recall.vector_scope_max_dim() RETURNS integer LANGUAGE sql IMMUTABLE
 --   body: sql/lanes/vector_exact.sql
+-- FUNCTION recall.visible_corpus() RETURNS SETOF recall.bm25_corpus LANGUAGE sql STABLE ROWS 10 SET enable_seqscan=off
+--   body: sql/lanes/visible_corpus.sql
 -- FUNCTION recall.write_scopes() RETURNS text[] LANGUAGE sql STABLE
 --   body: migrations/00001_baseline.sql
 
@@ -308,6 +310,7 @@ GRANT DELETE, INSERT, SELECT, UPDATE ON recall.summary_coverage TO recall_runtim
 
 
 -- Indexes (besides those of primary keys and unique constraints)
+CREATE INDEX bm25_corpus_scopes_idx ON recall.bm25_corpus USING gin (scopes);
 CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned);
 CREATE INDEX bm25_postings_term_idx ON recall.bm25_postings USING btree (term);
 CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE (scopes, df, cdf);

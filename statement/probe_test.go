@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/statement"
 )
 
 // probeWork runs both probes as a caller of scope mine, in a transaction of its own, and
@@ -101,4 +102,56 @@ func TestProbeWorkIgnoresInvisibleRows(t *testing.T) {
 	if fetched2 > fetched+10 {
 		t.Fatalf("the probes fetched %d rows, then %d with 4,000 invisible rows added: want no more", fetched, fetched2)
 	}
+}
+
+// TestVisibleSetsReadOnlyTheCallers: the statement reads the caller's scope sets from
+// bm25_corpus by the policy's condition through its index, not by reading every scope set's
+// row: 20,000 scope sets of other tenants leave the rows it reads at the caller's own.
+func TestVisibleSetsReadOnlyTheCallers(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	if _, err := db.Owner.Exec(ctx, `
+		INSERT INTO recall.memories (external_id, scopes, text) VALUES
+		  ('a', '{mine}', 'the harbour crane was fixed'), ('b', '{mine,ours}', 'the crane report');
+		INSERT INTO recall.bm25_corpus (scopes, docs, total_len)
+		SELECT ARRAY['tenant' || i], 10, 100 FROM generate_series(1, 20000) AS i;
+		ANALYZE recall.bm25_corpus`); err != nil {
+		t.Fatal(err)
+	}
+	st, err := statement.Build(statement.Shape{Fuzzy: true, Plan: statement.Maximal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := statement.DefaultSettings()
+	args, err := st.Args(statement.Query{Text: "crane harbour", Raw: "Who fixed the harbour crane?"}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asReader(t, db.Runtime, []string{"mine"}, s, func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, st.SQL, args)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		if rows.Err() != nil {
+			return rows.Err()
+		}
+		if n != 2 {
+			t.Errorf("the statement returned %d rows, want the caller's 2 memories", n)
+		}
+		var read int64
+		if err := tx.QueryRow(ctx, `SELECT seq_tup_read + idx_tup_fetch FROM pg_stat_xact_all_tables
+			WHERE relid = 'recall.bm25_corpus'::regclass`).Scan(&read); err != nil {
+			return err
+		}
+		// The caller's two scope sets, read by each query of the statement that reads them.
+		if read > 8 {
+			t.Errorf("the statement read %d bm25_corpus rows for a caller of 2 scope sets among 20,002", read)
+		}
+		return nil
+	})
 }

@@ -30,7 +30,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 512 $$;
 CREATE OR REPLACE FUNCTION recall.vector_nearest(qvec vector, k int)
 RETURNS TABLE (id bigint, distance float8)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_custom_plan
+SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_custom_plan SET enable_seqscan = off
 ROWS 100
 AS $$
 BEGIN

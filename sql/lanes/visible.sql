@@ -1,5 +1,6 @@
 -- visible_sets: the scope sets the caller sees, each with its memory count and total BM25
--- length (recall.bm25_corpus, read under row security), and its text key, by which memories
+-- length (recall.bm25_corpus, read under row security by its index: recall.visible_corpus),
+-- and its text key, by which memories
 -- and postings are indexed. visible_stats: over them, n, the memories the caller sees, and
 -- avgdl, their mean BM25 length; cn, those with a place in their source, and the total own
 -- (clen) and neighbours' (cnlen) lengths of those. The lexical lanes take their statistics
@@ -8,7 +9,7 @@
 -- walks one by one. Every statement has them; a plan that reads neither does not run them.
 visible_sets AS MATERIALIZED (
   SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len, c.cdocs, c.ctotal_len, c.ctotal_nlen
-  FROM recall.bm25_corpus c
+  FROM recall.visible_corpus() c
 ),
 visible_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,

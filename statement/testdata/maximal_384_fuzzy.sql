@@ -1,7 +1,7 @@
 WITH RECURSIVE
 visible_sets AS MATERIALIZED (
   SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len, c.cdocs, c.ctotal_len, c.ctotal_nlen
-  FROM recall.bm25_corpus c
+  FROM recall.visible_corpus() c
 ),
 visible_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,
