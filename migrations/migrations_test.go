@@ -58,9 +58,9 @@ func TestUpDownUp(t *testing.T) {
 		if err != nil || v != last {
 			t.Fatalf("round %d: version %d (%v), want %d", round, v, err, last)
 		}
-		// 13 of the baseline (function_files included) and api_keys.
-		if got := tables(); got != 14 {
-			t.Fatalf("round %d: %d tables in schema recall, want 14", round, got)
+		// 13 of the baseline (function_files included), api_keys and title_trigrams.
+		if got := tables(); got != 15 {
+			t.Fatalf("round %d: %d tables in schema recall, want 15", round, got)
 		}
 		// 4 policies per data table (memory_access included), 2 restrictive link policies on 4
 		// tables, 1 read policy on each BM25 table.

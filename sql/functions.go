@@ -21,6 +21,7 @@ var FunctionFiles = []string{
 	"write/lexemes.sql",
 	"write/bm25.sql",
 	"write/vector_index.sql",
+	"write/title_trigrams.sql",
 	"access/scopes.sql",
 	"keys/lookup.sql",
 }

@@ -39,6 +39,8 @@
 --   body: sql/lanes/entity_probe.sql
 -- FUNCTION recall.sources_title_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/lexemes.sql
+-- FUNCTION recall.sources_title_trigrams() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, public, pg_temp
+--   body: sql/write/title_trigrams.sql
 -- FUNCTION recall.title_key(text) RETURNS text LANGUAGE sql IMMUTABLE
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.vector_nearest(vector,integer) RETURNS TABLE(id bigint, distance double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 100 SET enable_seqscan=off SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
@@ -308,6 +310,16 @@ CREATE TABLE recall.summary_coverage (
 ALTER TABLE recall.summary_coverage ENABLE ROW LEVEL SECURITY;
 GRANT DELETE, INSERT, SELECT, UPDATE ON recall.summary_coverage TO recall_runtime;
 
+CREATE TABLE recall.title_trigrams (
+  scope text NOT NULL,
+  trigram text NOT NULL,
+  source_id bigint NOT NULL,
+  CONSTRAINT title_trigrams_pkey PRIMARY KEY (scope, trigram, source_id),
+  CONSTRAINT title_trigrams_source_id_fkey FOREIGN KEY (source_id) REFERENCES recall.sources(id) ON DELETE CASCADE
+);
+ALTER TABLE recall.title_trigrams ENABLE ROW LEVEL SECURITY;
+COMMENT ON TABLE recall.title_trigrams IS 'Each source title''s trigrams under each of its scopes, for the fuzzy title probe of small callers. Only the owner reads it.';
+
 
 -- Indexes (besides those of primary keys and unique constraints)
 CREATE INDEX bm25_corpus_scopes_idx ON recall.bm25_corpus USING gin (scopes);
@@ -343,6 +355,7 @@ CREATE INDEX sources_trgm_scopes_41_66_idx ON recall.sources USING gin (lower(ti
 CREATE INDEX sources_trgm_scopes_67_110_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 67) AND (cardinality(show_trgm(lower(title))) <= 110));
 CREATE INDEX sources_trgm_scopes_9_14_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 9) AND (cardinality(show_trgm(lower(title))) <= 14));
 CREATE INDEX summary_coverage_memory_idx ON recall.summary_coverage USING btree (memory_id);
+CREATE INDEX title_trigrams_source_idx ON recall.title_trigrams USING btree (source_id);
 
 -- Triggers
 CREATE TRIGGER memories_bm25_delete AFTER DELETE ON recall.memories REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_delete();
@@ -351,6 +364,7 @@ CREATE TRIGGER memories_bm25_update AFTER UPDATE ON recall.memories REFERENCING 
 CREATE TRIGGER memories_lexemes BEFORE INSERT OR UPDATE OF text, source_id ON recall.memories FOR EACH ROW EXECUTE FUNCTION recall.memories_lexemes();
 CREATE TRIGGER memories_scopes_changed AFTER UPDATE OF scopes ON recall.memories FOR EACH ROW WHEN ((old.scopes IS DISTINCT FROM new.scopes)) EXECUTE FUNCTION recall.memories_scopes_changed();
 CREATE TRIGGER sources_title_changed AFTER UPDATE OF title ON recall.sources FOR EACH ROW WHEN ((old.title IS DISTINCT FROM new.title)) EXECUTE FUNCTION recall.sources_title_changed();
+CREATE TRIGGER sources_title_trigrams AFTER INSERT OR UPDATE OF title, scopes ON recall.sources FOR EACH ROW EXECUTE FUNCTION recall.sources_title_trigrams();
 
 
 -- Policies

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
@@ -148,8 +149,40 @@ func TestMentionAndTitleLanesMatchTrigramReference(t *testing.T) {
 	// reads from the parts of the name index for them.
 	mid := wide
 	mid.TitleFloor, mid.MentionFloor = 0.5, 0.5
-	for _, s := range []statement.Settings{statement.DefaultSettings(), wide, mid} {
-		checkNames(t, db, s, ents, titles, mentionsOf, memOfEntity, memOfTitle)
+	// The fuzzy title probe finds titles by the trigram index or by the caller's title
+	// trigrams (title_probe.sql); each way must give the reference's answer.
+	for _, way := range []string{"index", "scope"} {
+		cfg := db.Runtime.Config().Copy()
+		cfg.ConnConfig.RuntimeParams["recall.title_probe"] = way
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forced := *db
+		forced.Runtime = pool
+		// The setting took: only the scope way reads recall.title_trigrams.
+		ptx := testdb.BeginAs(t, pool, []string{"acme"}, nil)
+		scanned := func() int64 { // the backend's unflushed counts, earlier transactions' too
+			var n int64
+			if err := ptx.QueryRow(ctx, `SELECT coalesce(sum(coalesce(idx_scan, 0) + coalesce(seq_scan, 0)), 0) FROM pg_stat_xact_all_tables WHERE relid = 'recall.title_trigrams'::regclass`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := scanned()
+		var found int64
+		if err := ptx.QueryRow(ctx, `SELECT count(*) FROM recall.probe_titles('q3 planning pricing and packaging notes on apple river', 16, 6, 0.3)`).Scan(&found); err != nil {
+			t.Fatal(err)
+		}
+		scans := scanned() - before
+		_ = ptx.Rollback(ctx)
+		if (scans > 0) != (way == "scope") {
+			t.Fatalf("title probe forced to %s: recall.title_trigrams scanned %d times", way, scans)
+		}
+		for _, s := range []statement.Settings{statement.DefaultSettings(), wide, mid} {
+			checkNames(t, &forced, s, ents, titles, mentionsOf, memOfEntity, memOfTitle)
+		}
+		pool.Close()
 	}
 
 	// The probes run as the owner: called directly, they still return only visible rows,

@@ -155,3 +155,127 @@ func TestVisibleSetsReadOnlyTheCallers(t *testing.T) {
 		return nil
 	})
 }
+
+// TestTitleTrigramsFollowSources: recall.title_trigrams holds exactly each source's title
+// trigrams (the Go reference, trigrams) and one empty-trigram row under each name of its
+// scope set, through inserts, a title change, a scope move, an upsert that changes nothing
+// and a delete.
+func TestTitleTrigramsFollowSources(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	type src struct {
+		scopes []string
+		title  string
+	}
+	want := map[int64]src{}
+	check := func(step string) {
+		t.Helper()
+		exp := map[string]bool{}
+		for id, s := range want {
+			for _, sc := range s.scopes {
+				exp[fmt.Sprintf("%s||%d", sc, id)] = true // the row by which titles are counted
+				for g := range trigrams(s.title) {
+					exp[fmt.Sprintf("%s|%s|%d", sc, g, id)] = true
+				}
+			}
+		}
+		rows, err := db.Owner.Query(ctx, `SELECT scope || '|' || trigram || '|' || source_id FROM recall.title_trigrams`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(exp) {
+			t.Fatalf("%s: %d rows, want %d", step, len(got), len(exp))
+		}
+		for _, r := range got {
+			if !exp[r] {
+				t.Fatalf("%s: unexpected row %q", step, r)
+			}
+		}
+	}
+	add := func(ext string, scopes []string, title string) int64 {
+		t.Helper()
+		var id int64
+		if err := db.Owner.QueryRow(ctx, `INSERT INTO recall.sources (external_id, scopes, title) VALUES ($1, $2, $3)
+			ON CONFLICT (scopes, external_id) DO UPDATE SET title = excluded.title RETURNING id`, ext, scopes, title).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		want[id] = src{scopes, title}
+		return id
+	}
+	a := add("a", []string{"acme"}, "The Harbour Report, 2024")
+	b := add("b", []string{"acme", "beta"}, "Quarterly pricing notes")
+	add("c", []string{"beta"}, "")
+	check("inserted")
+	add("a", []string{"acme"}, "The Harbour Report, 2024") // an upsert to the same title
+	check("upserted")
+	if _, err := db.Owner.Exec(ctx, `UPDATE recall.sources SET title = 'Harbor report' WHERE id = $1`, a); err != nil {
+		t.Fatal(err)
+	}
+	want[a] = src{[]string{"acme"}, "Harbor report"}
+	check("retitled")
+	if _, err := db.Owner.Exec(ctx, `UPDATE recall.sources SET scopes = '{gamma}' WHERE id = $1`, b); err != nil {
+		t.Fatal(err)
+	}
+	want[b] = src{[]string{"gamma"}, want[b].title}
+	check("moved")
+	if _, err := db.Owner.Exec(ctx, `DELETE FROM recall.sources WHERE id = $1`, a); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, a)
+	check("deleted")
+}
+
+// TestTitleProbeChoosesByTitles: without recall.title_probe set, a caller of at most 2,000
+// titles reads recall.title_trigrams' postings (several scans of it), one of more reads the
+// trigram index (the one scan that counts the caller's titles, bounded at 2,001); both find
+// the caller's titles named in the question.
+func TestTitleProbeChoosesByTitles(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	if _, err := db.Owner.Exec(ctx, `
+		INSERT INTO recall.sources (external_id, scopes, title)
+		SELECT 'm' || i, '{many}', 'Harbour report number ' || i FROM generate_series(1, 2001) AS i;
+		INSERT INTO recall.sources (external_id, scopes, title)
+		SELECT 'f' || i, '{few}', 'Harbour report number ' || i FROM generate_series(1, 3) AS i;
+		ANALYZE recall.sources; ANALYZE recall.title_trigrams`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		scope    string
+		postings bool
+	}{{"few", true}, {"many", false}} {
+		tx := testdb.BeginAs(t, db.Runtime, []string{c.scope}, nil)
+		if _, err := tx.Exec(ctx, `SET LOCAL pg_trgm.similarity_threshold = 0.6`); err != nil {
+			t.Fatal(err)
+		}
+		// The backend's counts not yet flushed, which may include earlier transactions'.
+		count := func() int64 {
+			var n int64
+			if err := tx.QueryRow(ctx, `SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) FROM pg_stat_xact_all_tables
+				WHERE relid = 'recall.title_trigrams'::regclass`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := count()
+		var found int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM recall.probe_titles('what does the harbour report numbr 2 say', 16, 4, 0.6) p
+			JOIN recall.sources s ON s.id = p.id WHERE s.title = 'Harbour report number 2'`).Scan(&found); err != nil {
+			t.Fatal(err)
+		}
+		scans := count() - before
+		_ = tx.Rollback(ctx)
+		if found != 1 {
+			t.Errorf("caller of %s: the misspelt title was found %d times, want once", c.scope, found)
+		}
+		if (scans > 1) != c.postings {
+			t.Errorf("caller of %s: recall.title_trigrams scanned %d times; want postings read %v", c.scope, scans, c.postings)
+		}
+	}
+}
