@@ -66,8 +66,9 @@ func benchSettings(b *testing.B) statement.Settings {
 	return s
 }
 
-func benchQuery(c *synth.Corpus, i int) statement.Query {
-	q := c.Query(i)
+// benchQuery is the corpus's query i for a caller of scope, with a week's window.
+func benchQuery(c *synth.Corpus, scope string, i int) statement.Query {
+	q := c.QueryIn(scope, i)
 	day := synth.Base.Add(time.Duration(i%700) * 24 * time.Hour)
 	return statement.Query{
 		Text: q.Text, Raw: q.Raw, Vector: q.Vector,
@@ -121,7 +122,7 @@ func BenchmarkMaximal(b *testing.B) {
 			for b.Loop() {
 				i++
 				t0 := time.Now()
-				out, err := statement.Run(context.Background(), db.Runtime, who, st, benchQuery(c, i), s)
+				out, err := statement.Run(context.Background(), db.Runtime, who, st, benchQuery(c, a.scope, i), s)
 				lat = append(lat, time.Since(t0))
 				if err != nil {
 					b.Fatal(err)
@@ -163,7 +164,7 @@ func BenchmarkStages(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				args, err := st.Args(benchQuery(c, i), s)
+				args, err := st.Args(benchQuery(c, who, i), s)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -206,7 +207,7 @@ func BenchmarkSingleVsSeparate(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			q := benchQuery(c, i)
+			q := benchQuery(c, synth.BigScope, i)
 			t0 := time.Now()
 			a, err := statement.Run(ctx, db.Runtime, who, single, q, s)
 			one = append(one, time.Since(t0))

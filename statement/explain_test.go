@@ -42,7 +42,7 @@ func TestExplain(t *testing.T) {
 	// functions' queries: print the second.
 	var lines []string
 	for range 2 {
-		lines = explain(t, db.Runtime, []string{sc}, st, benchQuery(c, i), statement.DefaultSettings(), "ANALYZE, BUFFERS")
+		lines = explain(t, db.Runtime, []string{sc}, st, benchQuery(c, sc, i), statement.DefaultSettings(), "ANALYZE, BUFFERS")
 	}
 	for _, l := range lines {
 		fmt.Println(l)

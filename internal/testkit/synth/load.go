@@ -33,16 +33,16 @@ func (c *Corpus) Load(ctx context.Context, owner *pgxpool.Pool, progress Progres
 	return c.finish(ctx, owner, progress)
 }
 
-// loadSources writes a source per PerSrc memories in each scope set and returns their ids by
-// external id.
+// loadSources writes the big scope's sources (one per PerSrc memory numbers) and the small
+// scope's own (one per PerSrc of its memories, external ids "s<i>-small", titled as source i
+// of a corpus of its size), and returns their ids by external id.
 func (c *Corpus) loadSources(ctx context.Context, owner *pgxpool.Pool) (map[string]int64, error) {
 	cfg := c.Cfg
-	nsrc := (cfg.N + cfg.PerSrc - 1) / cfg.PerSrc
-	// A source holds memories of one scope set only when PerSrc divides 100; the small scope's
-	// memories get their own sources (external ids "s<i>-small") to keep links visible.
 	var srcRows [][]any
-	for s := range nsrc {
+	for s := range (cfg.N + cfg.PerSrc - 1) / cfg.PerSrc {
 		srcRows = append(srcRows, []any{fmt.Sprintf("s%d", s), []string{BigScope}, c.SourceTitle(s)})
+	}
+	for s := range c.SmallSources() {
 		srcRows = append(srcRows, []any{fmt.Sprintf("s%d-small", s), []string{SmallScope}, c.SourceTitle(s)})
 	}
 	if _, err := owner.CopyFrom(ctx, pgx.Identifier{"recall", "sources"}, []string{"external_id", "scopes", "title"}, pgx.CopyFromRows(srcRows)); err != nil {
@@ -64,12 +64,14 @@ func (c *Corpus) loadSources(ctx context.Context, owner *pgxpool.Pool) (map[stri
 	return srcID, rows.Err()
 }
 
-// loadEntities writes the people, each in both scope sets.
+// loadEntities writes the people: all of them in the big scope, the first SmallEntities in
+// the small one.
 func (c *Corpus) loadEntities(ctx context.Context, owner *pgxpool.Pool) error {
 	var entRows [][]any
 	for i, p := range c.People {
-		for _, sc := range []string{BigScope, SmallScope} {
-			entRows = append(entRows, []any{fmt.Sprintf("p%d", i), []string{sc}, p, "person"})
+		entRows = append(entRows, []any{fmt.Sprintf("p%d", i), []string{BigScope}, p, "person"})
+		if i < c.SmallEntities() {
+			entRows = append(entRows, []any{fmt.Sprintf("p%d", i), []string{SmallScope}, p, "person"})
 		}
 	}
 	if _, err := owner.CopyFrom(ctx, pgx.Identifier{"recall", "entities"}, []string{"external_id", "scopes", "name", "kind"}, pgx.CopyFromRows(entRows)); err != nil {

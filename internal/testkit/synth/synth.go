@@ -3,7 +3,10 @@
 // clustered around topic centroids (so the HNSW index sees realistic neighbourhoods), sources
 // with titles, people entities mentioned by name in the text, co-occurrence relations,
 // occurred times over two years, tags, kinds, and two scopes: 99% of memories in "big", 1% in
-// "small". The same Config always gives the same rows.
+// "small". The small scope is a tenant of its own size: its memories are grouped into its own
+// sources PerSrc at a time and name people of its own set (SmallEntities), so a caller of it
+// at N sees what the whole corpus of N/100 holds (memories, titles, people), not the big
+// scope's titles and people copied beside it. The same Config always gives the same rows.
 //
 // Load writes as the schema owner with COPY (the owner is not subject to row security; the
 // runtime role could not COPY into tables with row security), so 1M memories load in minutes.
@@ -18,7 +21,10 @@ import (
 )
 
 // Version changes whenever the generated data changes, so cached databases are rebuilt.
-const Version = 1
+// Version 2: the small scope holds its own sources and people (version 1 copied every source
+// and person into it, so its caller saw 50,000 titles and 10,000 people beside 10,000
+// memories at 1M).
+const Version = 2
 
 // Scope names used by the corpus.
 const (
@@ -175,13 +181,36 @@ type Memory struct {
 
 func (c *Corpus) rng(kind, i uint64) *rand.Rand { return rand.New(rand.NewPCG(c.Cfg.Seed^kind, i)) }
 
+// IsSmall reports whether memory i is in the small scope: one memory in a hundred.
+func IsSmall(i int) bool { return i%100 == 99 }
+
+// SmallIndex is memory i's place among the small scope's memories (IsSmall(i)).
+func SmallIndex(i int) int { return i / 100 }
+
+// Small is the number of memories in the small scope.
+func (c *Corpus) Small() int { return c.Cfg.N / 100 }
+
+// SmallSources is the number of the small scope's sources.
+func (c *Corpus) SmallSources() int { return (c.Small() + c.Cfg.PerSrc - 1) / c.Cfg.PerSrc }
+
+// SmallEntities is the size of the small scope's people: the first People, as many as the
+// default Entities of a corpus of Small() memories (at most all of them).
+func (c *Corpus) SmallEntities() int { return min(len(c.People), max(200, c.Small()/100)) }
+
 // Topic returns the topic of memory i (memories of a source share it).
 func (c *Corpus) Topic(i int) int { return (i / c.Cfg.PerSrc * 7919) % c.Cfg.Topics }
 
 // Memory generates memory i (0 <= i < N); the same i always gives the same memory.
 func (c *Corpus) Memory(i int) Memory {
 	r := c.rng(3, uint64(i))
-	t := c.Topic(i)
+	t, source, people := c.Topic(i), i/c.Cfg.PerSrc, len(c.People)
+	scope := BigScope
+	if IsSmall(i) {
+		// Memory k of the small scope is placed as memory k of a corpus of N/100: its
+		// source, that source's topic, and people of the small scope's own set.
+		k := SmallIndex(i)
+		t, source, people, scope = c.Topic(k), k/c.Cfg.PerSrc, c.SmallEntities(), SmallScope
+	}
 	z := rand.NewZipf(r, 1.07, 2, uint64(c.Cfg.Vocab-1))
 	n := 20 + r.IntN(60)
 	words := make([]string, 0, n+8)
@@ -193,24 +222,21 @@ func (c *Corpus) Memory(i int) Memory {
 			words = append(words, c.Words[z.Uint64()])
 		}
 	}
-	per := max(1, len(c.People)/c.Cfg.Topics)
+	per := max(1, people/c.Cfg.Topics)
 	m := Memory{
 		ExternalID: fmt.Sprintf("m%d", i),
-		Scopes:     []string{BigScope},
-		Source:     i / c.Cfg.PerSrc,
+		Scopes:     []string{scope},
+		Source:     source,
 		Kind:       kinds[r.IntN(len(kinds))],
 		Embedding:  near(r, c.Centroids[t], 0.9),
 		Start:      Base.Add(time.Duration(r.Int64N(int64(2 * 365 * 24 * time.Hour)))).Truncate(time.Second),
 		Topic:      t,
 	}
-	if i%100 == 99 {
-		m.Scopes = []string{SmallScope}
-	}
 	// One to three people of the topic (a few from anywhere), named in the text.
 	for range 1 + r.IntN(3) {
-		p := (t*per + int(float64(per)*r.Float64()*r.Float64())) % len(c.People)
+		p := (t*per + int(float64(per)*r.Float64()*r.Float64())) % people
 		if r.Float64() < 0.1 {
-			p = r.IntN(len(c.People))
+			p = r.IntN(people)
 		}
 		if !contains(m.People, p) {
 			m.People = append(m.People, p)
@@ -254,9 +280,17 @@ type Query struct {
 	Person string
 }
 
-// Query generates query i: two topic words and two common words, a person of the topic, and
-// a vector near the topic's centroid.
-func (c *Corpus) Query(i int) Query {
+// Query generates query i for a caller of the big scope: two topic words and two common
+// words, a person of the topic, and a vector near the topic's centroid.
+func (c *Corpus) Query(i int) Query { return c.QueryIn(BigScope, i) }
+
+// QueryIn is query i for a caller of scope: the same words and vector in either scope, the
+// person one of that scope's people.
+func (c *Corpus) QueryIn(scope string, i int) Query {
+	people := len(c.People)
+	if scope == SmallScope {
+		people = c.SmallEntities()
+	}
 	r := c.rng(5, uint64(i))
 	t := r.IntN(c.Cfg.Topics)
 	tw := c.TopicWord[t]
@@ -264,8 +298,8 @@ func (c *Corpus) Query(i int) Query {
 		c.Words[tw[r.IntN(len(tw))]], c.Words[tw[r.IntN(len(tw))]],
 		c.Words[2+r.IntN(200)], c.Words[200+r.IntN(2000)],
 	}
-	per := max(1, len(c.People)/c.Cfg.Topics)
-	p := c.People[(t*per+r.IntN(per))%len(c.People)]
+	per := max(1, people/c.Cfg.Topics)
+	p := c.People[(t*per+r.IntN(per))%people]
 	text := strings.Join(words, " ")
 	return Query{Text: text, Raw: "what did " + p + " say about " + text, Vector: near(r, c.Centroids[t], 0.9), Person: p}
 }

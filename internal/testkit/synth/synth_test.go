@@ -3,6 +3,7 @@ package synth
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,43 @@ func TestZipf(t *testing.T) {
 	f := func(rank int) int { return count[c.Words[rank]] }
 	if f(2) <= 5*f(100) || f(100) <= 2*f(1000) {
 		t.Fatalf("frequencies by rank: 2:%d 100:%d 1000:%d", f(2), f(100), f(1000))
+	}
+}
+
+// TestSmallScopeIsItsOwnCorpus: the small scope's memory k has the source, the topic and the
+// people of memory k of a corpus of N/100, so its caller at N sees that corpus's shape.
+func TestSmallScopeIsItsOwnCorpus(t *testing.T) {
+	c := New(Config{N: 100000})
+	one := New(Config{N: 1000})
+	if c.SmallEntities() != len(one.People) || !reflect.DeepEqual(c.People[:c.SmallEntities()], one.People) {
+		t.Fatalf("small people: %d, want the %d of the corpus of 1,000", c.SmallEntities(), len(one.People))
+	}
+	seen := map[int]bool{}
+	for i := 99; i < c.Cfg.N; i += 100 {
+		m, k := c.Memory(i), SmallIndex(i)
+		if !IsSmall(i) || m.Scopes[0] != SmallScope {
+			t.Fatalf("memory %d in %v", i, m.Scopes)
+		}
+		if m.Source != k/c.Cfg.PerSrc || m.Topic != one.Topic(k) {
+			t.Fatalf("small memory %d: source %d topic %d, want %d and %d", k, m.Source, m.Topic, k/c.Cfg.PerSrc, one.Topic(k))
+		}
+		for _, p := range m.People {
+			if p >= c.SmallEntities() {
+				t.Fatalf("small memory %d names person %d of %d", k, p, c.SmallEntities())
+			}
+		}
+		seen[m.Source] = true
+	}
+	if len(seen) != c.SmallSources() || c.SmallSources() != 50 {
+		t.Fatalf("small memories in %d sources, SmallSources %d, want 50", len(seen), c.SmallSources())
+	}
+	for i := range 50 {
+		q := c.QueryIn(SmallScope, i)
+		if !slices.Contains(c.People[:c.SmallEntities()], q.Person) {
+			t.Fatalf("small query %d asks of %q, not a small person", i, q.Person)
+		}
+		if b := c.Query(i); b.Text != q.Text || !reflect.DeepEqual(b.Vector, q.Vector) {
+			t.Fatalf("query %d: words or vector differ between scopes", i)
+		}
 	}
 }
