@@ -68,9 +68,10 @@ func (c *Corpus) loadSources(ctx context.Context, owner *pgxpool.Pool) (map[stri
 // the small one.
 func (c *Corpus) loadEntities(ctx context.Context, owner *pgxpool.Pool) error {
 	var entRows [][]any
+	small := c.SmallEntities()
 	for i, p := range c.People {
 		entRows = append(entRows, []any{fmt.Sprintf("p%d", i), []string{BigScope}, p, "person"})
-		if i < c.SmallEntities() {
+		if i < small {
 			entRows = append(entRows, []any{fmt.Sprintf("p%d", i), []string{SmallScope}, p, "person"})
 		}
 	}

@@ -8,8 +8,8 @@ import (
 )
 
 // TestLoadSmallScope loads a corpus and counts, as each scope's caller under row security,
-// the memories, sources, people and relations it sees: the small scope holds its own, not
-// copies of the big scope's.
+// the memories, sources and people it sees: the small scope holds its own, not copies of
+// the big scope's.
 func TestLoadSmallScope(t *testing.T) {
 	db := testdb.New(t)
 	c := New(Config{N: 3000, Dim: 8, Entities: 1000})

@@ -69,7 +69,7 @@ func TestSmallScopeIsItsOwnCorpus(t *testing.T) {
 	seen := map[int]bool{}
 	for i := 99; i < c.Cfg.N; i += 100 {
 		m, k := c.Memory(i), SmallIndex(i)
-		if !IsSmall(i) || m.Scopes[0] != SmallScope {
+		if m.Scopes[0] != SmallScope {
 			t.Fatalf("memory %d in %v", i, m.Scopes)
 		}
 		if m.Source != k/c.Cfg.PerSrc || m.Topic != one.Topic(k) {
