@@ -296,6 +296,25 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 			first := ws[0]
 			return stop[ws[len(ws)-1]] || (stop[first] && first != "the" && first != "a" && first != "an") || !long
 		}
+		// An n-gram inside (or equal to) one that is a visible title's key is not probed fuzzily.
+		keys := map[string]bool{}
+		for _, tt := range titles {
+			if tt.scope == "acme" {
+				keys[titleKey(tt.name)] = true
+			}
+		}
+		type span struct{ i, n int }
+		var exactSpans []span
+		for i := range words {
+			for n := 1; n <= s.TitleExactWords && i+n <= len(words); n++ {
+				if g := strings.Join(words[i:i+n], " "); keys[g] && len(g) >= 3 {
+					exactSpans = append(exactSpans, span{i, n})
+				}
+			}
+		}
+		covered := func(i, n int) bool {
+			return slices.ContainsFunc(exactSpans, func(e span) bool { return e.i <= i && i+n <= e.i+e.n })
+		}
 		want, direct := map[int64]float64{}, map[int64]bool{}
 		for _, tt := range titles {
 			if tt.scope != "acme" {
@@ -307,7 +326,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 					g := strings.Join(words[i:i+n], " ")
 					if g == titleKey(tt.name) && len(g) >= 3 {
 						sim, isDirect = 1, len(strings.Fields(g)) >= s.TitleDirectWords
-					} else if n <= s.TitleFuzzyWords && !weak(words[i:i+n]) {
+					} else if n <= s.TitleFuzzyWords && !weak(words[i:i+n]) && !covered(i, n) {
 						if v := similarity(strings.ToLower(tt.name), g); v >= s.TitleFloor-1e-6 {
 							sim = math.Max(sim, v)
 						}

@@ -18,6 +18,11 @@
 -- titles), or whose words all have at most two letters. The n-gram without the stop word is
 -- probed in its place. Stop words are PostgreSQL's English ones, those to_tsvector drops,
 -- as for BM25.
+-- Nor does it probe an n-gram inside (or equal to) one that is a visible title's key: the
+-- question names that title by those words already (a near-copy of the title, "... river"
+-- against "... rivers", is not looked for beside it). The exact branch finds every title
+-- key among the n-grams in one scan of the token index, all n-grams' tokens at once (one
+-- scan per n-gram cost 55 bitmap scans for a ten-word question).
 -- Every index the probe reads carries the scope set, as recall.probe_entities' do
 -- (sql/lanes/entity_probe.sql says why): a second GIN column of the trigram parts, and scope
 -- tokens of the title key for the exact branch.
@@ -67,25 +72,36 @@ BEGIN
     SELECT k.a, ARRAY(SELECT to_tsvector('english', x) = ''::tsvector FROM unnest(k.a) WITH ORDINALITY AS u(x, o) ORDER BY o) AS stop
     FROM (SELECT string_to_array(recall.title_key(query), ' ') AS a) k
   ),
-  grams AS MATERIALIZED (
-    SELECT DISTINCT array_to_string(w.a[i:i + n - 1], ' ') AS g, n,
+  -- Every n-gram of up to exact_words words, by position.
+  spans AS MATERIALIZED (
+    SELECT i, n, array_to_string(w.a[i:i + n - 1], ' ') AS g,
            w.stop[i + n - 1] OR (w.stop[i] AND w.a[i] NOT IN ('the', 'a', 'an'))
              OR NOT EXISTS (SELECT 1 FROM unnest(w.a[i:i + n - 1]) AS x WHERE length(x) > 2) AS weak
     FROM words w
     CROSS JOIN generate_series(1, cardinality(w.a)) AS i
     CROSS JOIN generate_series(1, exact_words) AS n
     WHERE i + n - 1 <= cardinality(w.a)
+  ),
+  -- The titles whose key is one of the n-grams, in one index scan: the scope tokens of every
+  -- n-gram of at least three characters under every read scope.
+  exact AS MATERIALIZED (
+    SELECT s.id, recall.title_key(s.title) AS k
+    FROM recall.sources s
+    WHERE recall.scope_tokens(s.scopes, ARRAY[recall.title_key(s.title)])
+          && recall.scope_tokens(recall.read_scopes(), ARRAY(SELECT DISTINCT sp.g FROM spans sp WHERE length(sp.g) >= 3))
+  ),
+  -- The fuzzy branch's n-grams: not weak, and not inside (or equal to) an n-gram that is a
+  -- title's key, whose words already name that title.
+  grams AS MATERIALIZED (
+    SELECT DISTINCT sp.g, sp.n
+    FROM spans sp
+    WHERE sp.n <= fuzzy_words AND NOT sp.weak
+      AND NOT EXISTS (SELECT 1 FROM spans e JOIN exact h ON h.k = e.g
+                      WHERE e.i <= sp.i AND sp.i + sp.n <= e.i + e.n)
   )
   SELECT x.id, max(x.sim), bool_or(x.direct)
   FROM (
-    SELECT p.id, 1.0::float8 AS sim, true AS direct
-    FROM grams g
-    CROSS JOIN LATERAL (
-      SELECT s.id FROM recall.sources s
-      WHERE recall.scope_tokens(s.scopes, ARRAY[recall.title_key(s.title)]) && recall.scope_tokens(recall.read_scopes(), ARRAY[g.g])
-      OFFSET 0
-    ) p
-    WHERE length(g.g) >= 3
+    SELECT h.id, 1.0::float8 AS sim, true AS direct FROM exact h
     UNION ALL
     SELECT p.id, p.sim, false
     FROM grams g
@@ -100,7 +116,7 @@ BEGIN
         AND lower(s.title) % g.g AND s.scopes && recall.read_scopes()
 {{- end}}
     ) p
-    WHERE NOT by_scope AND g.n <= fuzzy_words AND NOT g.weak AND p.sim >= floor
+    WHERE NOT by_scope AND p.sim >= floor
     UNION ALL
     SELECT c.source_id, m.sim, false
     FROM grams g
@@ -116,7 +132,7 @@ BEGIN
     CROSS JOIN LATERAL (SELECT lower(s.title) AS lt FROM recall.sources s WHERE s.id = c.source_id OFFSET 0) s
     -- The similarity once per candidate, for the test and the row.
     CROSS JOIN LATERAL (SELECT similarity(s.lt, g.g)::float8 AS sim) m
-    WHERE by_scope AND g.n <= fuzzy_words AND NOT g.weak
+    WHERE by_scope
       AND c.shared >= ceil(floor * cardinality(show_trgm(g.g)) - 1e-9)
       AND s.lt % g.g AND m.sim >= floor
   ) x
