@@ -3,7 +3,10 @@ package statement_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -277,5 +280,137 @@ func TestTitleProbeChoosesByTitles(t *testing.T) {
 		if (scans > 1) != c.postings {
 			t.Errorf("caller of %s: recall.title_trigrams scanned %d times; want postings read %v", c.scope, scans, c.postings)
 		}
+	}
+}
+
+// TestTitleProbeWaysMatchReference: both ways of the fuzzy title probe (the trigram index and
+// the caller's postings, forced by recall.title_probe) return exactly the titles, and
+// similarities, that pg_trgm's rule computed in Go gives, over 600 titles of few syllables
+// (so that many are near one another and many matches sit at the floor, where the postings
+// way's candidate bound is tight) and questions that name one of them with a letter or two
+// changed. Titles of another scope with the same words are never returned.
+func TestTitleProbeWaysMatchReference(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 11))
+	syl := strings.Fields("ka ri mo lu se ta ne vi")
+	word := func() string {
+		var b strings.Builder
+		for range 2 + r.IntN(3) {
+			b.WriteString(syl[r.IntN(len(syl))])
+		}
+		return b.String()
+	}
+	var vocab []string
+	for len(vocab) < 60 {
+		if w := word(); !slices.Contains(vocab, w) {
+			vocab = append(vocab, w)
+		}
+	}
+	phrase := func(n int) []string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = vocab[r.IntN(len(vocab))]
+		}
+		return ws
+	}
+	titles := map[string]bool{}
+	var mine []string
+	for len(mine) < 600 {
+		if k := strings.Join(phrase(1+r.IntN(4)), " "); !titles[k] {
+			titles[k] = true
+			mine = append(mine, k)
+		}
+	}
+	rows := make([][]any, 0, 2*len(mine))
+	for i, title := range mine {
+		rows = append(rows, []any{fmt.Sprintf("m%d", i), []string{"mine"}, title})
+		rows = append(rows, []any{fmt.Sprintf("o%d", i), []string{"other"}, title + " " + vocab[i%len(vocab)]})
+	}
+	if _, err := db.Owner.CopyFrom(ctx, pgx.Identifier{"recall", "sources"}, []string{"external_id", "scopes", "title"}, pgx.CopyFromRows(rows)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Owner.Exec(ctx, `ANALYZE recall.sources; ANALYZE recall.title_trigrams`); err != nil {
+		t.Fatal(err)
+	}
+	s := statement.DefaultSettings()
+	// A question: a title of mine with one or two letters changed, between words of the vocabulary.
+	var questions [][]string
+	for range 120 {
+		named := strings.Fields(mine[r.IntN(len(mine))])
+		for range 1 + r.IntN(3) {
+			i := r.IntN(len(named))
+			b := []byte(named[i])
+			b[r.IntN(len(b))] = "aeiou"[r.IntN(5)]
+			named[i] = string(b)
+		}
+		questions = append(questions, slices.Concat(phrase(1+r.IntN(2)), named, phrase(r.IntN(3))))
+	}
+	matched := 0
+	for _, words := range questions {
+		// The reference: exact title keys among the n-grams (similarity 1); else the best
+		// similarity of an n-gram of at most TitleFuzzyWords words, not inside an exact hit,
+		// when at least the floor. No word is a stop word or shorter than three letters.
+		type span struct{ i, n int }
+		var exact []span
+		for i := range words {
+			for n := 1; n <= s.TitleExactWords && i+n <= len(words); n++ {
+				if titles[strings.Join(words[i:i+n], " ")] {
+					exact = append(exact, span{i, n})
+				}
+			}
+		}
+		want := map[string]float64{}
+		for i := range words {
+			for n := 1; n <= s.TitleExactWords && i+n <= len(words); n++ {
+				g := strings.Join(words[i:i+n], " ")
+				if titles[g] {
+					want[g] = 1
+					continue
+				}
+				if n > s.TitleFuzzyWords || slices.ContainsFunc(exact, func(e span) bool { return e.i <= i && i+n <= e.i+e.n }) {
+					continue
+				}
+				for _, title := range mine {
+					if v := similarity(title, g); v >= s.TitleFloor-1e-6 && v > want[title] {
+						want[title] = v
+					}
+				}
+			}
+		}
+		matched += len(want)
+		q := strings.Join(words, " ")
+		for _, way := range []string{"index", "scope"} {
+			tx := testdb.BeginAs(t, db.Runtime, []string{"mine"}, nil)
+			if _, err := tx.Exec(ctx, `SELECT set_config('pg_trgm.similarity_threshold', '0.6', true), set_config('recall.title_probe', $1, true)`, way); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			rows, err := tx.Query(ctx, `SELECT s.title, p.sim FROM recall.probe_titles($1, $2, $3, $4) p JOIN recall.sources s ON s.id = p.id`,
+				q, s.TitleExactWords, s.TitleFuzzyWords, s.TitleFloor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var title string
+			var sim float64
+			if _, err := pgx.ForEachRow(rows, []any{&title, &sim}, func() error { got[title] = sim; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			_ = tx.Rollback(ctx)
+			for k, v := range want {
+				if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-6 {
+					t.Errorf("%s way, %q: title %q similarity %v (found %v), want %v", way, q, k, g, ok, v)
+				}
+			}
+			for k, v := range got {
+				if _, ok := want[k]; !ok {
+					t.Errorf("%s way, %q: returned title %q (similarity %v), which the rule does not match", way, q, k, v)
+				}
+			}
+		}
+	}
+	if matched < 120 {
+		t.Fatalf("the questions matched %d titles in all; the comparison checks too little", matched)
 	}
 }

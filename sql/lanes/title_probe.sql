@@ -32,13 +32,14 @@
 -- cannot see (at a million memories, 8.8-10.6 ms for a caller of 300 titles). A caller who sees
 -- at most 2,000 titles (counted, up to that bound, by the empty-trigram rows of
 -- recall.title_trigrams under its read scopes; a title in several of them counts once per
--- scope) reads recall.title_trigrams instead: the postings of the n-gram's trigrams under
--- the caller's read scopes, counted per title; similarity >= floor needs at least floor
--- times the n-gram's trigrams shared, and only titles with that many are compared (a title
--- under two read scopes counts its trigrams twice: that lets more titles through to the
--- exact comparison, never fewer; a DISTINCT count sorted by text cost more). Its work
--- follows the caller's titles. For more titles the GIN scan is the faster of the two (at
--- 50,000 titles the postings took 264 ms for three n-grams). The setting
+-- scope) reads recall.title_trigrams instead: the postings of the n-grams' trigrams under
+-- the caller's read scopes, read once for all n-grams, and per n-gram only the titles found
+-- in two of its rarest trigrams (the cand CTE gives the bound) are compared (a title under
+-- two read scopes counts twice: that lets more titles through to the exact comparison,
+-- never fewer). Its work follows the caller's titles. Counting every shared trigram per
+-- title and n-gram, as this way did first, cost 10 ms for a caller of 500 titles where
+-- this costs 6 (BENCHMARKS.md). For more titles the GIN scan is the faster of the two (at
+-- 50,000 titles the counted postings took 264 ms for three n-grams). The setting
 -- recall.title_probe ('scope' or 'index') forces one way, for tests and measurements.
 {{- range .TitleBands}}
 CREATE INDEX IF NOT EXISTS sources_trgm_scopes_{{.Name}}_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes)
@@ -98,6 +99,37 @@ BEGIN
     WHERE sp.n <= fuzzy_words AND NOT sp.weak
       AND NOT EXISTS (SELECT 1 FROM spans e JOIN exact h ON h.k = e.g
                       WHERE e.i <= sp.i AND sp.i + sp.n <= e.i + e.n)
+  ),
+  -- The postings way (by_scope): the caller's titles holding each trigram of the n-grams, and
+  -- how many (a title under two read scopes counts twice: see below).
+  post AS MATERIALIZED (
+    SELECT t.trigram, count(*) AS df, array_agg(t.source_id) AS ids
+    FROM (SELECT DISTINCT unnest(show_trgm(g.g)) AS trigram FROM grams g) q
+    JOIN recall.title_trigrams t ON t.scope = ANY (recall.read_scopes()) AND t.trigram = q.trigram
+    WHERE by_scope
+    GROUP BY t.trigram
+  ),
+  -- Each n-gram's candidates. An n-gram of q trigrams and a title at similarity >= floor share
+  -- at least m = ceil(floor q) trigrams, so of any q - m + k of the n-gram's trigrams the
+  -- title holds at least k (k <= m): the candidates are the titles found in at least k = 2
+  -- (1 when m is 1) of the n-gram's q - m + k rarest trigrams among the caller's titles.
+  -- Only they are compared.
+  cand AS MATERIALIZED (
+    SELECT g.g, c.id
+    FROM grams g
+    CROSS JOIN LATERAL (SELECT cardinality(show_trgm(g.g)) AS q, ceil(floor * cardinality(show_trgm(g.g)) - 1e-9)::int AS m) k
+    CROSS JOIN LATERAL (
+      SELECT x.id
+      FROM (
+        SELECT p.ids FROM unnest(show_trgm(g.g)) AS u(trigram) LEFT JOIN post p ON p.trigram = u.trigram
+        ORDER BY coalesce(p.df, 0), u.trigram
+        LIMIT k.q - k.m + least(2, k.m)
+      ) r
+      CROSS JOIN LATERAL unnest(r.ids) AS x(id)
+      GROUP BY x.id
+      HAVING count(*) >= least(2, k.m)
+    ) c
+    WHERE by_scope
   )
   SELECT x.id, max(x.sim), bool_or(x.direct)
   FROM (
@@ -118,23 +150,11 @@ BEGIN
     ) p
     WHERE NOT by_scope AND p.sim >= floor
     UNION ALL
-    SELECT c.source_id, m.sim, false
-    FROM grams g
-    -- Per n-gram, so each count is planned as the small aggregate it is: over all n-grams at
-    -- once the generic plan's estimate sized a hash table for 300,000 groups (9 ms).
-    CROSS JOIN LATERAL (
-      SELECT t.source_id, count(*) AS shared
-      FROM unnest(show_trgm(g.g)) AS q(trigram)
-      JOIN recall.title_trigrams t ON t.scope = ANY (recall.read_scopes()) AND t.trigram = q.trigram
-      GROUP BY t.source_id
-    ) c
-    -- Each title by its id (OFFSET 0 keeps % from being planned as a trigram index scan).
-    CROSS JOIN LATERAL (SELECT lower(s.title) AS lt FROM recall.sources s WHERE s.id = c.source_id OFFSET 0) s
-    -- The similarity once per candidate, for the test and the row.
-    CROSS JOIN LATERAL (SELECT similarity(s.lt, g.g)::float8 AS sim) m
-    WHERE by_scope
-      AND c.shared >= ceil(floor * cardinality(show_trgm(g.g)) - 1e-9)
-      AND s.lt % g.g AND m.sim >= floor
+    SELECT c.id, m.sim, false
+    FROM cand c
+    -- Each title by its id (OFFSET 0 keeps the similarity from being planned as a trigram index scan).
+    CROSS JOIN LATERAL (SELECT similarity(lower(s.title), c.g)::float8 AS sim FROM recall.sources s WHERE s.id = c.id OFFSET 0) m
+    WHERE by_scope AND m.sim >= floor
   ) x
   GROUP BY x.id;
 END
