@@ -316,3 +316,30 @@ func BenchmarkTitleTypos(b *testing.B) {
 		percentiles(b, lat, "probe_")
 	}
 }
+
+// BenchmarkTitleProbe times the title probe alone (recall.probe_titles, as the title lane
+// calls it, in a recall's session) on the bench's questions, for a caller of the big scope
+// (the GIN way at 1M) and of the small one (its own postings), and reports p50 and p95.
+func BenchmarkTitleProbe(b *testing.B) {
+	c, db := benchCorpus(b)
+	s := benchSettings(b)
+	for _, who := range []string{synth.BigScope, synth.SmallScope} {
+		b.Run(fmt.Sprintf("n=%d/scope=%s", c.Cfg.N, who), func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				q := strings.ToLower(benchQuery(c, who, i).Raw)
+				asReader(b, db.Runtime, []string{who}, s, func(ctx context.Context, tx pgx.Tx) error {
+					t := time.Now()
+					var n int
+					err := tx.QueryRow(ctx, `SELECT count(*) FROM recall.probe_titles($1, $2, $3, $4)`,
+						q, s.TitleExactWords, s.TitleFuzzyWords, s.TitleFloor).Scan(&n)
+					lat = append(lat, time.Since(t))
+					return err
+				})
+			}
+			percentiles(b, lat, "")
+		})
+	}
+}
