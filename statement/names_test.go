@@ -303,18 +303,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 				keys[titleKey(tt.name)] = true
 			}
 		}
-		type span struct{ i, n int }
-		var exactSpans []span
-		for i := range words {
-			for n := 1; n <= s.TitleExactWords && i+n <= len(words); n++ {
-				if g := strings.Join(words[i:i+n], " "); keys[g] && len(g) >= 3 {
-					exactSpans = append(exactSpans, span{i, n})
-				}
-			}
-		}
-		covered := func(i, n int) bool {
-			return slices.ContainsFunc(exactSpans, func(e span) bool { return e.i <= i && i+n <= e.i+e.n })
-		}
+		exact := exactSpans(words, keys, s.TitleExactWords)
 		want, direct := map[int64]float64{}, map[int64]bool{}
 		for _, tt := range titles {
 			if tt.scope != "acme" {
@@ -326,7 +315,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 					g := strings.Join(words[i:i+n], " ")
 					if g == titleKey(tt.name) && len(g) >= 3 {
 						sim, isDirect = 1, len(strings.Fields(g)) >= s.TitleDirectWords
-					} else if n <= s.TitleFuzzyWords && !weak(words[i:i+n]) && !covered(i, n) {
+					} else if n <= s.TitleFuzzyWords && !weak(words[i:i+n]) && !covered(exact, i, n) {
 						if v := similarity(strings.ToLower(tt.name), g); v >= s.TitleFloor-1e-6 {
 							sim = math.Max(sim, v)
 						}
@@ -344,6 +333,30 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 	if mentionTies == 0 || titleTies == 0 {
 		t.Fatalf("the queries give %d mention and %d title memories that tie: the mid-rank rule is untested", mentionTies, titleTies)
 	}
+}
+
+// wordSpan is the n words of a question from its i-th.
+type wordSpan struct{ i, n int }
+
+// exactSpans are the spans of at most maxWords words of words whose text (the words joined by
+// one space, of at least three characters) is one of keys: the title keys the question
+// names exactly.
+func exactSpans(words []string, keys map[string]bool, maxWords int) []wordSpan {
+	var out []wordSpan
+	for i := range words {
+		for n := 1; n <= maxWords && i+n <= len(words); n++ {
+			if g := strings.Join(words[i:i+n], " "); keys[g] && len(g) >= 3 {
+				out = append(out, wordSpan{i, n})
+			}
+		}
+	}
+	return out
+}
+
+// covered says whether the span of n words from the i-th lies inside (or is) one of spans:
+// the fuzzy title probe does not probe such an n-gram.
+func covered(spans []wordSpan, i, n int) bool {
+	return slices.ContainsFunc(spans, func(e wordSpan) bool { return e.i <= i && i+n <= e.i+e.n })
 }
 
 // stopWords says which of words PostgreSQL's English configuration drops (its stop words).

@@ -287,8 +287,8 @@ func TestTitleProbeChoosesByTitles(t *testing.T) {
 // the caller's postings, forced by recall.title_probe) return exactly the titles, and
 // similarities, that pg_trgm's rule computed in Go gives, over 600 titles of few syllables
 // (so that many are near one another and many matches sit at the floor, where the postings
-// way's candidate bound is tight) and questions that name one of them with a letter or two
-// changed. Titles of another scope with the same words are never returned.
+// way's candidate bound is tight) and questions that name one of them with one to three
+// letters changed. Titles of another scope with the same words are never returned.
 func TestTitleProbeWaysMatchReference(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
@@ -335,7 +335,7 @@ func TestTitleProbeWaysMatchReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := statement.DefaultSettings()
-	// A question: a title of mine with one or two letters changed, between words of the vocabulary.
+	// A question: a title of mine with one to three letters changed, between words of the vocabulary.
 	var questions [][]string
 	for range 120 {
 		named := strings.Fields(mine[r.IntN(len(mine))])
@@ -352,15 +352,7 @@ func TestTitleProbeWaysMatchReference(t *testing.T) {
 		// The reference: exact title keys among the n-grams (similarity 1); else the best
 		// similarity of an n-gram of at most TitleFuzzyWords words, not inside an exact hit,
 		// when at least the floor. No word is a stop word or shorter than three letters.
-		type span struct{ i, n int }
-		var exact []span
-		for i := range words {
-			for n := 1; n <= s.TitleExactWords && i+n <= len(words); n++ {
-				if titles[strings.Join(words[i:i+n], " ")] {
-					exact = append(exact, span{i, n})
-				}
-			}
-		}
+		exact := exactSpans(words, titles, s.TitleExactWords)
 		want := map[string]float64{}
 		for i := range words {
 			for n := 1; n <= s.TitleExactWords && i+n <= len(words); n++ {
@@ -369,7 +361,7 @@ func TestTitleProbeWaysMatchReference(t *testing.T) {
 					want[g] = 1
 					continue
 				}
-				if n > s.TitleFuzzyWords || slices.ContainsFunc(exact, func(e span) bool { return e.i <= i && i+n <= e.i+e.n }) {
+				if n > s.TitleFuzzyWords || covered(exact, i, n) {
 					continue
 				}
 				for _, title := range mine {

@@ -91,10 +91,10 @@ BEGIN
     WHERE recall.scope_tokens(s.scopes, ARRAY[recall.title_key(s.title)])
           && recall.scope_tokens(recall.read_scopes(), ARRAY(SELECT DISTINCT sp.g FROM spans sp WHERE length(sp.g) >= 3))
   ),
-  -- The fuzzy branch's n-grams: not weak, and not inside (or equal to) an n-gram that is a
-  -- title's key, whose words already name that title.
+  -- The fuzzy branch's n-grams, with their trigrams: not weak, and not inside (or equal to)
+  -- an n-gram that is a title's key, whose words already name that title.
   grams AS MATERIALIZED (
-    SELECT DISTINCT sp.g, sp.n
+    SELECT DISTINCT sp.g, show_trgm(sp.g) AS trg
     FROM spans sp
     WHERE sp.n <= fuzzy_words AND NOT sp.weak
       AND NOT EXISTS (SELECT 1 FROM spans e JOIN exact h ON h.k = e.g
@@ -104,7 +104,7 @@ BEGIN
   -- how many (a title under two read scopes counts twice: see below).
   post AS MATERIALIZED (
     SELECT t.trigram, count(*) AS df, array_agg(t.source_id) AS ids
-    FROM (SELECT DISTINCT unnest(show_trgm(g.g)) AS trigram FROM grams g) q
+    FROM (SELECT DISTINCT unnest(g.trg) AS trigram FROM grams g) q
     JOIN recall.title_trigrams t ON t.scope = ANY (recall.read_scopes()) AND t.trigram = q.trigram
     WHERE by_scope
     GROUP BY t.trigram
@@ -117,11 +117,11 @@ BEGIN
   cand AS MATERIALIZED (
     SELECT g.g, c.id
     FROM grams g
-    CROSS JOIN LATERAL (SELECT cardinality(show_trgm(g.g)) AS q, ceil(floor * cardinality(show_trgm(g.g)) - 1e-9)::int AS m) k
+    CROSS JOIN LATERAL (SELECT cardinality(g.trg) AS q, ceil(floor * cardinality(g.trg) - 1e-9)::int AS m) k
     CROSS JOIN LATERAL (
       SELECT x.id
       FROM (
-        SELECT p.ids FROM unnest(show_trgm(g.g)) AS u(trigram) LEFT JOIN post p ON p.trigram = u.trigram
+        SELECT p.ids FROM unnest(g.trg) AS u(trigram) LEFT JOIN post p ON p.trigram = u.trigram
         ORDER BY coalesce(p.df, 0), u.trigram
         LIMIT k.q - k.m + least(2, k.m)
       ) r
@@ -137,7 +137,7 @@ BEGIN
     UNION ALL
     SELECT p.id, p.sim, false
     FROM grams g
-    CROSS JOIN LATERAL (SELECT cardinality(show_trgm(g.g)) AS n) q
+    CROSS JOIN LATERAL (SELECT cardinality(g.trg) AS n) q
     CROSS JOIN LATERAL (
 {{- range $i, $b := .TitleBands}}{{if $i}}
       UNION ALL{{end}}
