@@ -374,22 +374,22 @@ func TestTitleProbeWaysMatchReference(t *testing.T) {
 		matched += len(want)
 		q := strings.Join(words, " ")
 		for _, way := range []string{"index", "scope"} {
-			tx := testdb.BeginAs(t, db.Runtime, []string{"mine"}, nil)
-			if _, err := tx.Exec(ctx, `SELECT set_config('pg_trgm.similarity_threshold', '0.6', true), set_config('recall.title_probe', $1, true)`, way); err != nil {
-				t.Fatal(err)
-			}
+			// In a recall's session (its trigram threshold), with the way forced.
 			got := map[string]float64{}
-			rows, err := tx.Query(ctx, `SELECT s.title, p.sim FROM recall.probe_titles($1, $2, $3, $4) p JOIN recall.sources s ON s.id = p.id`,
-				q, s.TitleExactWords, s.TitleFuzzyWords, s.TitleFloor)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var title string
-			var sim float64
-			if _, err := pgx.ForEachRow(rows, []any{&title, &sim}, func() error { got[title] = sim; return nil }); err != nil {
-				t.Fatal(err)
-			}
-			_ = tx.Rollback(ctx)
+			asReader(t, db.Runtime, []string{"mine"}, s, func(ctx context.Context, tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, `SELECT set_config('recall.title_probe', $1, true)`, way); err != nil {
+					return err
+				}
+				rows, err := tx.Query(ctx, `SELECT s.title, p.sim FROM recall.probe_titles($1, $2, $3, $4) p JOIN recall.sources s ON s.id = p.id`,
+					q, s.TitleExactWords, s.TitleFuzzyWords, s.TitleFloor)
+				if err != nil {
+					return err
+				}
+				var title string
+				var sim float64
+				_, err = pgx.ForEachRow(rows, []any{&title, &sim}, func() error { got[title] = sim; return nil })
+				return err
+			})
 			for k, v := range want {
 				if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-6 {
 					t.Errorf("%s way, %q: title %q similarity %v (found %v), want %v", way, q, k, g, ok, v)
