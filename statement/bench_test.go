@@ -25,13 +25,26 @@ import (
 // (testdb.Persistent).
 func benchCorpus(b testing.TB) (*synth.Corpus, *testdb.DB) {
 	b.Helper()
-	n := 10000
-	if v := os.Getenv("RECALL_BENCH_N"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1000 {
-			b.Fatalf("RECALL_BENCH_N=%q: want an integer >= 1000", v)
-		}
+	return benchCorpusOf(b, benchSize(b, "RECALL_BENCH_N", 10000))
+}
+
+// benchSize reads a corpus size from the environment variable name, def when it is unset.
+func benchSize(b testing.TB, name string, def int) int {
+	b.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
 	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1000 {
+		b.Fatalf("%s=%q: want an integer >= 1000", name, v)
+	}
+	return n
+}
+
+// benchCorpusOf is benchCorpus for a corpus of n memories.
+func benchCorpusOf(b testing.TB, n int) (*synth.Corpus, *testdb.DB) {
+	b.Helper()
 	c := synth.New(synth.Config{N: n})
 	db := testdb.Persistent(b, fmt.Sprintf("synth%d_%d_%d", synth.Version, n, c.Cfg.Seed), func(db *testdb.DB) error {
 		start := time.Now()
@@ -89,9 +102,37 @@ func percentiles(b *testing.B, lat []time.Duration, prefix string) float64 {
 // and of the small one (1%), and each lane alone, reporting p50 and p95. RECALL_BENCH_PLANS,
 // a comma-separated list of plan names (statement.ParsePlan: "maximal", "bm25", "-title",
 // "vector+bm25"), runs those plans for the big scope instead.
+//
+// RECALL_BENCH_CONTROL=n (a corpus size, e.g. 10000) adds a control: after each iteration
+// the maximal statement runs once on the corpus of n memories, for a caller of the whole of
+// it (its big scope), on the same server. Each arm then also reports the control's p50
+// (control_p50_ms) and its own p50 over it (x_control). This machine's speed moves by a
+// third between hours (BENCHMARKS.md), so a figure from one run says little alone; the
+// ratio to a control measured in the same minutes moves much less.
 func BenchmarkMaximal(b *testing.B) {
 	c, db := benchCorpus(b)
 	s := benchSettings(b)
+	var control func(i int) time.Duration
+	if n := benchSize(b, "RECALL_BENCH_CONTROL", 0); n > 0 {
+		cc, cdb := benchCorpusOf(b, n)
+		cst, err := statement.Build(statement.Shape{Dim: cc.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cwho := statement.Scopes{Read: []string{synth.BigScope}}
+		control = func(i int) time.Duration {
+			t0 := time.Now()
+			out, err := statement.Run(context.Background(), cdb.Runtime, cwho, cst, benchQuery(cc, synth.BigScope, i), s)
+			d := time.Since(t0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(out) == 0 {
+				b.Fatal("control: no rows")
+			}
+			return d
+		}
+	}
 	type arm struct {
 		plan  statement.Plan
 		scope string
@@ -117,7 +158,7 @@ func BenchmarkMaximal(b *testing.B) {
 		}
 		who := statement.Scopes{Read: []string{a.scope}}
 		b.Run(fmt.Sprintf("n=%d/plan=%s/scope=%s", c.Cfg.N, a.plan, a.scope), func(b *testing.B) {
-			var lat []time.Duration
+			var lat, ctl []time.Duration
 			i := 0
 			for b.Loop() {
 				i++
@@ -130,8 +171,17 @@ func BenchmarkMaximal(b *testing.B) {
 				if len(out) == 0 && a.plan == statement.Maximal {
 					b.Fatal("no rows")
 				}
+				if control != nil {
+					b.StopTimer()
+					ctl = append(ctl, control(i))
+					b.StartTimer()
+				}
 			}
-			percentiles(b, lat, "")
+			p50 := percentiles(b, lat, "")
+			if control != nil {
+				c50 := percentiles(b, ctl, "control_")
+				b.ReportMetric(p50/c50, "x_control")
+			}
 		})
 	}
 }
