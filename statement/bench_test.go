@@ -98,6 +98,19 @@ func percentiles(b *testing.B, lat []time.Duration, prefix string) float64 {
 	return p50
 }
 
+// timedRun runs st for q as who on db's runtime pool and returns its rows and how long the
+// run took; an error ends the benchmark b.
+func timedRun(b *testing.B, db *testdb.DB, who statement.Scopes, st *statement.Statement, q statement.Query, s statement.Settings) ([]statement.Candidate, time.Duration) {
+	b.Helper()
+	t0 := time.Now()
+	out, err := statement.Run(context.Background(), db.Runtime, who, st, q, s)
+	d := time.Since(t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out, d
+}
+
 // BenchmarkMaximal runs the maximal statement for a caller of the big scope (99% of rows)
 // and of the small one (1%), and each lane alone, reporting p50 and p95. RECALL_BENCH_PLANS,
 // a comma-separated list of plan names (statement.ParsePlan: "maximal", "bm25", "-title",
@@ -112,26 +125,20 @@ func percentiles(b *testing.B, lat []time.Duration, prefix string) float64 {
 func BenchmarkMaximal(b *testing.B) {
 	c, db := benchCorpus(b)
 	s := benchSettings(b)
-	var control func(i int) time.Duration
+	// The control: the maximal statement on the corpus of RECALL_BENCH_CONTROL memories.
+	type corpusStatement struct {
+		c  *synth.Corpus
+		db *testdb.DB
+		st *statement.Statement
+	}
+	var control *corpusStatement
 	if n := benchSize(b, "RECALL_BENCH_CONTROL", 0); n > 0 {
 		cc, cdb := benchCorpusOf(b, n)
 		cst, err := statement.Build(statement.Shape{Dim: cc.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal})
 		if err != nil {
 			b.Fatal(err)
 		}
-		cwho := statement.Scopes{Read: []string{synth.BigScope}}
-		control = func(i int) time.Duration {
-			t0 := time.Now()
-			out, err := statement.Run(context.Background(), cdb.Runtime, cwho, cst, benchQuery(cc, synth.BigScope, i), s)
-			d := time.Since(t0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(out) == 0 {
-				b.Fatal("control: no rows")
-			}
-			return d
-		}
+		control = &corpusStatement{cc, cdb, cst}
 	}
 	type arm struct {
 		plan  statement.Plan
@@ -162,18 +169,19 @@ func BenchmarkMaximal(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				t0 := time.Now()
-				out, err := statement.Run(context.Background(), db.Runtime, who, st, benchQuery(c, a.scope, i), s)
-				lat = append(lat, time.Since(t0))
-				if err != nil {
-					b.Fatal(err)
-				}
+				out, d := timedRun(b, db, who, st, benchQuery(c, a.scope, i), s)
+				lat = append(lat, d)
 				if len(out) == 0 && a.plan == statement.Maximal {
 					b.Fatal("no rows")
 				}
 				if control != nil {
 					b.StopTimer()
-					ctl = append(ctl, control(i))
+					out, d := timedRun(b, control.db, statement.Scopes{Read: []string{synth.BigScope}}, control.st,
+						benchQuery(control.c, synth.BigScope, i), s)
+					if len(out) == 0 {
+						b.Fatal("control: no rows")
+					}
+					ctl = append(ctl, d)
 					b.StartTimer()
 				}
 			}
@@ -258,13 +266,9 @@ func BenchmarkSingleVsSeparate(b *testing.B) {
 		for b.Loop() {
 			i++
 			q := benchQuery(c, synth.BigScope, i)
+			a, d := timedRun(b, db, who, single, q, s)
+			one = append(one, d)
 			t0 := time.Now()
-			a, err := statement.Run(ctx, db.Runtime, who, single, q, s)
-			one = append(one, time.Since(t0))
-			if err != nil {
-				b.Fatal(err)
-			}
-			t0 = time.Now()
 			lists, err := statement.RunEach(ctx, db.Runtime, who, lanes, q, s)
 			fused := fuseInGo(lists, s)
 			sep = append(sep, time.Since(t0))
