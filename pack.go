@@ -1,197 +1,64 @@
 package recall
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
-	"time"
 
-	"github.com/recall-engine/recall/budget"
-	"github.com/recall-engine/recall/statement"
+	"github.com/recall-engine/recall/pack"
 )
 
-// Pack is the answer to one recall: the items that fit the budget, in merit order.
-type Pack struct {
-	Query  string `json:"query"`
-	Budget int    `json:"budget"`
-	Items  []Item `json:"items"`
-	// Used is the tokens of the packed items.
-	Used    int       `json:"used"`
-	Omitted []Omitted `json:"omitted"`
-	// OmittedTokens is what the omitted items would have cost.
-	OmittedTokens int `json:"omitted_tokens"`
-	// Empty says why Items is empty ("" when it is not).
-	Empty   budget.Reason `json:"empty,omitempty"`
-	Abstain Abstention    `json:"abstain"`
-	// Cut is how many candidates the relative cut left out, too far below the best and
-	// ranked high by no lane (Settings.CutRatio).
-	Cut int `json:"cut,omitempty"`
-	// Window is the time the question names, when the temporal lane took it from there.
-	Window *Window `json:"window,omitempty"`
-	// Altitude is the altitude the pack was made at, and Climbs the summaries it packed in
-	// place of the memories they cover (Options.Altitude).
-	Altitude Altitude `json:"altitude"`
-	Climbs   []Climb  `json:"climbs,omitempty"`
-	// GraphContext are the relations between the query's entities and the packed items'
-	// (Options.GraphContext), most graph mass first; their tokens, GraphTokens, are part of
-	// Used.
-	GraphContext []statement.Triplet `json:"graph_context,omitempty"`
-	GraphTokens  int                 `json:"graph_tokens,omitempty"`
-	// Sources lists each source of the packed items once, in the order the items name them;
-	// an item points at its source by SourceID.
-	Sources  []statement.Source `json:"sources"`
-	Warnings []Warning          `json:"warnings"`
-	Timings  Timings            `json:"timings"`
-	// ServedBy says which server ran the statement: ServedByPrimary or ServedByReplica;
-	// ServedWhy, for the primary, why (no replica, the replica behind the user's last write,
-	// the replica failed).
-	ServedBy  string `json:"served_by"`
-	ServedWhy string `json:"served_why,omitempty"`
-	// Accessed is how many packed memories had their access recorded (0 when recording is
-	// off, failed, or the user has no write scope over them).
-	Accessed int64 `json:"accessed"`
-}
+// The pack stage's types (package pack).
+type (
+	// Pack is the answer to one recall: the items that fit the budget, in merit order.
+	Pack = pack.Pack
+	// Item is one packed memory with its provenance.
+	Item = pack.Item
+	// Window is a time span the question names, as the temporal lane read it.
+	Window = pack.Window
+	// Omitted is a candidate left out of the pack.
+	Omitted = pack.Omitted
+	// Abstention signals tell the caller the pack may not answer the question.
+	Abstention = pack.Abstention
+	// Warning is a stage that was dropped or degraded in lenient mode.
+	Warning = pack.Warning
+	// Timings are the wall time of each stage of one recall.
+	Timings = pack.Timings
+	// Altitude says which layer of the memory a pack draws from.
+	Altitude = pack.Altitude
+	// Climb is a summary packed in place of the memories it covers.
+	Climb = pack.Climb
+	// Decision is what became of a candidate.
+	Decision = pack.Decision
+)
 
-// nonNil makes the Pack's lists empty rather than nil, so that JSON says [] (a client need
-// not tell null from no items).
-func (p *Pack) nonNil() {
-	if p.Items == nil {
-		p.Items = []Item{}
+// Altitudes (package pack). The zero value means AltitudeAuto.
+const (
+	AltitudeAuto      = pack.AltitudeAuto
+	AltitudeMemories  = pack.AltitudeMemories
+	AltitudeSummaries = pack.AltitudeSummaries
+)
+
+// Decisions a trace gives a candidate (package pack).
+const (
+	Packed          = pack.Packed
+	PackedTruncated = pack.PackedTruncated
+	OverBudget      = pack.OverBudget
+	BeyondK         = pack.BeyondK
+	AltitudeLeft    = pack.AltitudeLeft
+	Descended       = pack.Descended
+	Replaced        = pack.Replaced
+)
+
+// GraphContextShare is the part of the budget the graph context may take from the items
+// when what is left after them does not hold it.
+const GraphContextShare = pack.GraphContextShare
+
+// ParseAltitude reads an altitude by name ("" is auto).
+func ParseAltitude(s string) (Altitude, error) {
+	switch a := Altitude(s); a {
+	case "", AltitudeAuto:
+		return AltitudeAuto, nil
+	case AltitudeMemories, AltitudeSummaries:
+		return a, nil
 	}
-	if p.Omitted == nil {
-		p.Omitted = []Omitted{}
-	}
-	if p.Warnings == nil {
-		p.Warnings = []Warning{}
-	}
-	if p.Sources == nil {
-		p.Sources = []statement.Source{}
-	}
-}
-
-// IDs lists the external ids of the packed memories in the order the pack gives them.
-func (p *Pack) IDs() []string {
-	out := make([]string, len(p.Items))
-	for i, it := range p.Items {
-		out[i] = it.ExternalID
-	}
-	return out
-}
-
-// Item is one packed memory with its provenance.
-type Item struct {
-	ID         int64  `json:"id"`
-	ExternalID string `json:"external_id"`
-	Kind       string `json:"kind"`
-	// Text is the text as packed: cut to the budget when Truncated.
-	Text      string `json:"text"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Tokens    int    `json:"tokens"`
-	// SourceID is the item's source in Pack.Sources (0: none); SourceTitle and SourceURI are
-	// that source's, for Go callers (JSON gives them once, in Pack.Sources).
-	SourceID      int64          `json:"source_id,omitempty"`
-	SourceTitle   string         `json:"-"`
-	SourceURI     string         `json:"-"`
-	Entities      []string       `json:"entities,omitempty"`
-	OccurredStart *time.Time     `json:"occurred_start,omitempty"`
-	OccurredEnd   *time.Time     `json:"occurred_end,omitempty"`
-	Tags          []string       `json:"tags,omitempty"`
-	Metadata      map[string]any `json:"metadata,omitempty"`
-	// Score is the statement's fused score (RRF plus recency and frequency terms).
-	Score float64 `json:"score"`
-	// RerankScore is the cross-encoder's score; nil when the item was not reranked.
-	RerankScore *float32 `json:"rerank_score,omitempty"`
-	// Direct: the query names this memory's source.
-	Direct bool `json:"direct,omitempty"`
-	// StatementRank is the item's 1-based place in the statement's fused order.
-	StatementRank int `json:"statement_rank"`
-	// Lanes is the item's rank and score in every lane (Rank 0: the lane did not return it).
-	Lanes [statement.NumLanes]statement.LaneHit `json:"-"`
-	// Position and Speaker: the memory's place in its source (0: none) and who said it.
-	Position int    `json:"position,omitempty"`
-	Speaker  string `json:"speaker,omitempty"`
-	// Run numbers the items packed together, a memory and the neighbours it needs to be read,
-	// adjacent and in their places' order (0: the item stands alone). Context says why a
-	// neighbour is there: "answer" (it answers the question before it) or "reply_to" (the
-	// short reply after it answers it).
-	Run     int    `json:"run,omitempty"`
-	Context string `json:"context,omitempty"`
-	// Covers, for a summary, are the ids of the memories it covers.
-	Covers []int64 `json:"covers,omitempty"`
-}
-
-// MarshalJSON writes the lanes by name, only those that found the item.
-func (it Item) MarshalJSON() ([]byte, error) {
-	type plain Item
-	lanes := map[string]statement.LaneHit{}
-	for l := range statement.Lane(statement.NumLanes) {
-		if it.Lanes[l].Rank > 0 {
-			lanes[l.String()] = it.Lanes[l]
-		}
-	}
-	return json.Marshal(struct {
-		plain
-		Lanes map[string]statement.LaneHit `json:"lanes"`
-	}{plain(it), lanes})
-}
-
-// Provenance lists the lanes that found the item with its rank in each, e.g.
-// "bm25#1 vector#4 graph#12".
-func (it Item) Provenance() string {
-	var parts []string
-	for l := range statement.Lane(statement.NumLanes) {
-		if r := it.Lanes[l].Rank; r > 0 {
-			parts = append(parts, fmt.Sprintf("%s#%d", l, r))
-		}
-	}
-	if it.Direct {
-		parts = append(parts, "direct")
-	}
-	return strings.Join(parts, " ")
-}
-
-// Window is a time span the question names ("last May", "7 July, 2023"), as the temporal
-// lane read it.
-type Window struct {
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-	Text  string    `json:"text"` // the words that named it
-}
-
-// Omitted is a candidate left out of the pack.
-type Omitted struct {
-	ID     int64         `json:"id"`
-	Tokens int           `json:"tokens"`
-	Reason budget.Reason `json:"reason"`
-}
-
-// Abstention signals tell the caller the pack may not answer the question.
-type Abstention struct {
-	NoMatch bool `json:"no_match"` // the statement found nothing
-	// LowSimilarity: the best vector similarity is below Config.MinSimilarity.
-	LowSimilarity bool    `json:"low_similarity"`
-	TopSimilarity float64 `json:"top_similarity"` // best cosine similarity in the vector lane (0 without one)
-	TooFew        bool    `json:"too_few"`        // fewer candidates than Config.MinResults
-}
-
-// Any reports whether any signal is raised.
-func (a Abstention) Any() bool { return a.NoMatch || a.LowSimilarity || a.TooFew }
-
-// Warning is a stage that was dropped or degraded in lenient mode.
-type Warning struct {
-	Stage   string `json:"stage"` // "embed", "rerank", "access"
-	Message string `json:"message"`
-}
-
-func (w Warning) String() string { return w.Stage + ": " + w.Message }
-
-// Timings are the wall time of each stage of one recall.
-type Timings struct {
-	Embed     time.Duration `json:"embed_ns"`     // query embedding
-	Entities  time.Duration `json:"entities_ns"`  // query entity mentions (runs while the query is embedded)
-	Statement time.Duration `json:"statement_ns"` // the recall statement's transaction
-	Rerank    time.Duration `json:"rerank_ns"`
-	Pack      time.Duration `json:"pack_ns"`   // merit order and the budget walk
-	Access    time.Duration `json:"access_ns"` // the access recording transaction
-	Total     time.Duration `json:"total_ns"`
+	return "", &InputError{Field: "altitude", Problem: fmt.Sprintf("%q: want auto, memories or summaries", s)}
 }

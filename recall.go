@@ -1,15 +1,13 @@
 package recall
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/pack"
 	"github.com/recall-engine/recall/rerank"
 	"github.com/recall-engine/recall/statement"
 	"github.com/recall-engine/recall/when"
@@ -69,14 +67,11 @@ type run struct {
 	pack    *Pack
 	req     request
 	all     []statement.Candidate // the statement's rows (more than K in a trace)
-	ordered []ranked              // the first K in merit order (after the cut)
-	walk    budget.Pack[unit]
-	alt     altitudeResult
+	ordered []pack.Ranked         // the first K in merit order (after the cut)
+	packed  pack.Result
 }
 
-func (r *run) warn(stage string, err error) {
-	r.pack.Warnings = append(r.pack.Warnings, Warning{Stage: stage, Message: err.Error()})
-}
+func (r *run) warn(stage string, err error) { r.pack.Warn(stage, err) }
 
 // run is Recall and Trace, stage by stage: prepare, retrieve, order, pack, record. A trace
 // reads every lane's candidates and records no access.
@@ -95,16 +90,14 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	if err := e.order(ctx, r, opts.NoRerank); err != nil {
 		return nil, err
 	}
-	if err := e.packItems(r, opts); err != nil {
-		return nil, err
-	}
+	e.packItems(r, opts)
 	if !trace {
 		if err := e.record(ctx, r); err != nil {
 			return nil, err
 		}
 	}
 	r.pack.Timings.Total = time.Since(start)
-	r.pack.nonNil()
+	r.pack.Normalize()
 	return r, nil
 }
 
@@ -232,7 +225,7 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 // direct sources first, the rest in statement order; then MMR when configured.
 func (e *Engine) order(ctx context.Context, r *run, noRerank bool) error {
 	s := r.req.settings
-	cands, cut := cutWeak(fusedHead(r.all, s.K), s.CutRatio, s.CutRank)
+	cands, cut := pack.CutWeak(pack.Head(r.all, s.K), s.CutRatio, s.CutRank)
 	r.pack.Cut = cut
 	t := time.Now()
 	scores, err := e.rerank(ctx, r, cands, noRerank)
@@ -244,14 +237,14 @@ func (e *Engine) order(ctx context.Context, r *run, noRerank bool) error {
 		cands[i].RerankScore = &scores[i]
 	}
 	t = time.Now()
-	r.ordered = meritOrder(cands, scores, e.cfg.MMRLambda)
+	r.ordered = pack.MeritOrder(cands, scores, e.cfg.MMRLambda)
 	r.pack.Timings.Pack = time.Since(t)
 	return nil
 }
 
 // rerank scores the head with the cross-encoder; a failure drops the stage with a warning
 // (an error in Strict mode). It returns nil when there is nothing to rerank.
-func (e *Engine) rerank(ctx context.Context, r *run, cands []ranked, off bool) ([]float32, error) {
+func (e *Engine) rerank(ctx context.Context, r *run, cands []pack.Ranked, off bool) ([]float32, error) {
 	if e.cfg.Reranker == nil || off || len(cands) < e.cfg.RerankMin {
 		return nil, nil
 	}
@@ -279,97 +272,13 @@ func (e *Engine) rerank(ctx context.Context, r *run, cands []ranked, off bool) (
 	return nil, nil
 }
 
-// packItems walks the merit order into the budget and fills the pack.
-// A candidate and the neighbours it needs are walked as one unit and packed as a run: their
-// items are adjacent, in their places' order, and share a Run number. The altitude step
-// first chooses between summaries and the memories they cover; with a graph context, the
-// relations of the packed items take what the items leave, and when that does not hold
-// them the items are walked again in all but GraphContextShare of the budget.
-func (e *Engine) packItems(r *run, opts *Options) error {
+// packItems walks the merit order into the budget and fills the pack (package pack).
+func (e *Engine) packItems(r *run, opts *Options) {
 	t := time.Now()
-	cost, cut := unitCosts(e.cfg.Tokens)
-	if r.req.budget < 1 {
-		return &InputError{Field: "budget", Problem: fmt.Sprintf("%d tokens: want at least 1", r.req.budget)}
-	}
-	walkIn := func(b int) func([]unit) budget.Pack[unit] {
-		return func(us []unit) budget.Pack[unit] {
-			w, _ := budget.Walk(us, cost, cut, b) // b >= 1: Walk cannot fail
-			return w
-		}
-	}
-	p := r.pack
-	base := units(r.ordered, r.req.settings.ContextHits)
-	// The altitude is decided for the budget the items get.
-	pack := func(b int) (altitudeResult, budget.Pack[unit]) {
-		alt := applyAltitude(p.Altitude, base, walkIn(b))
-		return alt, walkIn(b)(alt.units)
-	}
-	alt, walk := pack(r.req.budget)
-	if opts.GraphContext {
-		triplets := graphContext(walk.Items)
-		if need := tripletsCost(triplets, e.cfg.Tokens); need > r.req.budget-walk.Used {
-			if reserve := min(need, r.req.budget/GraphContextShare); reserve > 0 {
-				alt, walk = pack(r.req.budget - reserve)
-				triplets = graphContext(walk.Items)
-			}
-		}
-		p.GraphContext, p.GraphTokens = fitTriplets(triplets, r.req.budget-walk.Used, e.cfg.Tokens)
-	}
-	r.alt = alt
-	// The pack lists its units in merit order, whatever order the walk took them in.
-	slices.SortStableFunc(walk.Items, func(a, b budget.Packed[unit]) int { return cmp.Compare(a.Item.rank, b.Item.rank) })
-	r.walk = walk
-	runs := 0
-	inPack, seen := map[int64]bool{}, map[int64]bool{}
-	for _, it := range walk.Items {
-		run := 0
-		if len(it.Item.members) > 1 {
-			runs++
-			run = runs
-		}
-		for _, m := range it.Item.members {
-			item := newItem(m, m.Text, e.cfg.Tokens.Count(m.Text), it.Truncated)
-			item.Run, item.Context = run, m.Why
-			p.Items = append(p.Items, item)
-			inPack[m.ID] = true
-			if m.Source != nil && !seen[m.Source.ID] {
-				seen[m.Source.ID] = true
-				p.Sources = append(p.Sources, *m.Source)
-			}
-		}
-	}
-	for _, c := range alt.climbs {
-		if inPack[c.Summary] { // a summary that climbed but did not fit replaced nothing in the pack
-			p.Climbs = append(p.Climbs, c)
-		}
-	}
-	for _, o := range walk.Omitted {
-		for _, m := range o.Item.members {
-			p.Omitted = append(p.Omitted, Omitted{ID: m.ID, Tokens: e.cfg.Tokens.Count(m.Text), Reason: o.Reason})
-		}
-	}
-	p.Used, p.OmittedTokens, p.Empty = walk.Used+p.GraphTokens, walk.OmittedTokens, walk.Empty
-	p.Abstain = abstention(r.all[:min(len(r.all), r.req.settings.K)], len(r.req.q.Vector) > 0, e.cfg.MinSimilarity, e.cfg.MinResults)
-	p.Timings.Pack += time.Since(t)
-	return nil
-}
-
-func newItem(c ranked, text string, tokens int, truncated bool) Item {
-	return Item{
-		ID: c.ID, ExternalID: c.ExternalID, Kind: c.Kind, Text: text, Truncated: truncated, Tokens: tokens,
-		Entities:      c.Entities,
-		OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
-		Score: c.Score, Direct: c.Direct, StatementRank: c.FusedRank, Lanes: c.Lanes, RerankScore: c.RerankScore,
-		Position: c.Position, Speaker: c.Speaker, Covers: c.Covers,
-	}.withSource(c.Source)
-}
-
-// withSource points the item at its source.
-func (it Item) withSource(s *statement.Source) Item {
-	if s != nil {
-		it.SourceID, it.SourceTitle, it.SourceURI = s.ID, s.Title, s.URI
-	}
-	return it
+	r.packed = pack.Fill(r.pack, pack.Input{Ordered: r.ordered, ContextHits: r.req.settings.ContextHits, Budget: r.req.budget,
+		Altitude: r.pack.Altitude, GraphContext: opts.GraphContext, Tokens: e.cfg.Tokens})
+	r.pack.Abstain = pack.Abstain(r.all[:min(len(r.all), r.req.settings.K)], len(r.req.q.Vector) > 0, e.cfg.MinSimilarity, e.cfg.MinResults)
+	r.pack.Timings.Pack += time.Since(t)
 }
 
 // record stamps the packed memories' access in its own transaction, after the read has
@@ -394,19 +303,6 @@ func (e *Engine) record(ctx context.Context, r *run) error {
 	}
 	p.Accessed = n
 	return nil
-}
-
-func abstention(cands []statement.Candidate, vector bool, minSim float64, minResults int) Abstention {
-	a := Abstention{NoMatch: len(cands) == 0, TooFew: len(cands) < minResults}
-	if vector {
-		for _, c := range cands {
-			if c.Lanes[statement.Vector].Rank > 0 {
-				a.TopSimilarity = max(a.TopSimilarity, c.Lanes[statement.Vector].Score)
-			}
-		}
-		a.LowSimilarity = a.TopSimilarity < minSim
-	}
-	return a
 }
 
 // checkInput validates the call and normalizes the user's scopes.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-engine/recall/pack"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -45,17 +46,6 @@ type TraceContext struct {
 	Decision   Decision
 }
 
-// Decision is what became of a candidate.
-type Decision string
-
-// Decisions.
-const (
-	Packed          Decision = "packed"
-	PackedTruncated Decision = "packed_truncated"
-	OverBudget      Decision = "over_budget"
-	BeyondK         Decision = "beyond_k" // fused rank past Settings.K: never considered
-)
-
 // TraceCandidate is one row of the statement and its fate.
 type TraceCandidate struct {
 	statement.Candidate
@@ -84,32 +74,32 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 	}
 	// The candidates the recall ordered and walked carry their fused rank; the neighbours
 	// that came with them are the trace's Context.
-	at := func(c ranked) *TraceCandidate { return &tr.Candidates[c.FusedRank-1] }
+	at := func(c pack.Ranked) *TraceCandidate { return &tr.Candidates[c.FusedRank-1] }
 	for m, c := range r.ordered {
 		at(c).MeritRank, at(c).RerankScore = m+1, c.RerankScore
 	}
-	mark := func(u unit, d Decision) {
-		for _, m := range u.members {
+	mark := func(u pack.Unit, d Decision) {
+		for _, m := range u.Members {
 			if m.Why == "" {
 				at(m).Decision = d
 				continue
 			}
-			tr.Context = append(tr.Context, TraceContext{ID: m.ID, ExternalID: m.ExternalID, Of: u.members[u.hit].ID, Why: m.Why, Decision: d})
+			tr.Context = append(tr.Context, TraceContext{ID: m.ID, ExternalID: m.ExternalID, Of: u.Members[u.Hit].ID, Why: m.Why, Decision: d})
 		}
 	}
-	for _, it := range r.walk.Items {
+	for _, it := range r.packed.Walk.Items {
 		d := Packed
 		if it.Truncated {
 			d = PackedTruncated
 		}
 		mark(it.Item, d)
 	}
-	for _, o := range r.walk.Omitted {
+	for _, o := range r.packed.Walk.Omitted {
 		mark(o.Item, OverBudget)
 	}
 	// What the altitude step left out: summaries whose memories fit, memories a summary
 	// replaced, summaries a memories-altitude pack leaves out.
-	for id, d := range r.alt.left {
+	for id, d := range r.packed.Left {
 		if c := tr.Find(id); c != nil && c.MeritRank > 0 {
 			c.Decision = d
 		}
@@ -191,4 +181,19 @@ func (t *Trace) Why(c *TraceCandidate) string {
 	}
 	fmt.Fprintf(&b, "  %s (%d tokens)\n", c.Decision, c.Tokens)
 	return b.String()
+}
+
+// Reorder fuses the trace's candidates (every lane's, read once) with settings s as the
+// statement would (statement.Fuse), orders and groups them as Recall does without a
+// reranker, and returns the external ids in the order a pack with room for all of them
+// gives. It is how aizk-eval tune fits settings without running the statement again; with
+// the trace's own settings it gives what its Recall gave.
+func (t *Trace) Reorder(s statement.Settings) []string {
+	cands := make([]statement.Candidate, len(t.Candidates))
+	for i, c := range t.Candidates {
+		cands[i] = c.Candidate
+	}
+	head := pack.Head(statement.Fuse(cands, s, t.now), s.K)
+	head, _ = pack.CutWeak(head, s.CutRatio, s.CutRank)
+	return pack.IDs(pack.Units(pack.MeritOrder(head, nil, t.mmr), s.ContextHits))
 }

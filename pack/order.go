@@ -1,0 +1,143 @@
+package pack
+
+import (
+	"slices"
+
+	"github.com/recall-engine/recall/budget"
+	"github.com/recall-engine/recall/rerank"
+	"github.com/recall-engine/recall/statement"
+)
+
+// Ranked is a candidate in merit order, with its place in the statement's order.
+type Ranked struct {
+	statement.Candidate
+	FusedRank   int      // 1-based place in the statement's order
+	RerankScore *float32 // nil when not reranked
+	Why         string   // for a neighbour that came with a candidate: "answer" or "reply_to"
+}
+
+// Unit is what the budget walk takes: a candidate, alone or with the neighbours it needs to
+// be read, in their places' order; Hit is the candidate's index in Members.
+type Unit struct {
+	Members []Ranked
+	Hit     int
+	Rank    int // its place in merit order, from 0: a pack lists its units so
+}
+
+// Head returns the first k candidates of the statement's order as ranked candidates.
+func Head(all []statement.Candidate, k int) []Ranked {
+	head := all[:min(len(all), k)]
+	out := make([]Ranked, len(head))
+	for i, c := range head {
+		out[i] = Ranked{Candidate: c, FusedRank: i + 1}
+	}
+	return out
+}
+
+// CutWeak drops the candidates far below the best: a fused score under ratio times the
+// best's, and a rank in no lane better than rank. It returns the rest and how many it
+// dropped. A ratio of 0 cuts nothing.
+func CutWeak(cands []Ranked, ratio float64, rank int) ([]Ranked, int) {
+	if ratio <= 0 || len(cands) == 0 {
+		return cands, 0
+	}
+	top := cands[0].Score
+	for _, c := range cands {
+		top = max(top, c.Score)
+	}
+	out := cands[:0:0]
+	for _, c := range cands {
+		best := 0
+		for _, h := range c.Lanes {
+			if h.Rank > 0 && (best == 0 || h.Rank < best) {
+				best = h.Rank
+			}
+		}
+		if c.Score >= ratio*top || (best > 0 && best <= rank) || c.Direct {
+			out = append(out, c)
+		}
+	}
+	return out, len(cands) - len(out)
+}
+
+// MeritOrder puts candidates in merit order: the reranked head by score, direct sources
+// first, the rest in statement order; then MMR when lambda is in (0, 1).
+func MeritOrder(cands []Ranked, scores []float32, lambda float64) []Ranked {
+	out := rerank.Order(cands, scores, func(c Ranked) bool { return c.Direct })
+	if lambda > 0 {
+		out = rerank.MMR(out, func(c Ranked) string { return c.Text }, lambda)
+	}
+	return out
+}
+
+// Units groups the merit order into the walk's units: each of the best hits candidates with
+// a place (by their fused rank) comes with the neighbours the statement returned for it,
+// and a memory is in one unit only, the first that has it.
+func Units(ordered []Ranked, hits int) []Unit {
+	withPlace := []int{}
+	for _, c := range ordered {
+		if c.Position > 0 {
+			withPlace = append(withPlace, c.FusedRank)
+		}
+	}
+	slices.Sort(withPlace)
+	best := map[int]bool{}
+	for _, r := range withPlace[:min(len(withPlace), hits)] {
+		best[r] = true
+	}
+	placed := map[int64]bool{}
+	var out []Unit
+	for _, c := range ordered {
+		if placed[c.ID] {
+			continue
+		}
+		placed[c.ID] = true
+		u := Unit{Members: []Ranked{c}, Rank: len(out)}
+		if best[c.FusedRank] {
+			for _, n := range c.Context {
+				if placed[n.ID] {
+					continue
+				}
+				placed[n.ID] = true
+				m := Ranked{Candidate: n, Why: n.ContextWhy}
+				if n.Position < c.Position {
+					u.Members = append([]Ranked{m}, u.Members...)
+					u.Hit++
+				} else {
+					u.Members = append(u.Members, m)
+				}
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// costs returns the walk's cost and cut for units: a unit costs its members' tokens; cut to
+// a budget nothing fits, it is its hit alone, trimmed.
+func costs(c budget.TokenCounter) (func(Unit) int, func(Unit, int) (Unit, int)) {
+	cost := func(u Unit) int {
+		n := 0
+		for _, m := range u.Members {
+			n += c.Count(m.Text)
+		}
+		return n
+	}
+	cut := func(u Unit, b int) (Unit, int) {
+		h := u.Members[u.Hit]
+		h.Text = budget.Trim(h.Text, b, c)
+		return Unit{Members: []Ranked{h}, Rank: u.Rank}, c.Count(h.Text)
+	}
+	return cost, cut
+}
+
+// IDs lists the units' memories' external ids, in order.
+func IDs(us []Unit) []string {
+	var out []string
+	for _, u := range us {
+		for _, m := range u.Members {
+			out = append(out, m.ExternalID)
+		}
+	}
+	return out
+}
