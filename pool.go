@@ -2,9 +2,8 @@ package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,11 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/pgvector/pgvector-go"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
 	"github.com/recall-engine/recall/embed"
-	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -108,7 +105,9 @@ func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, 
 			return err
 		}
 		if e := ready.Load(); e != nil {
-			e.warmConn(ctx, c)
+			// Best-effort: a connection that fails to warm is used cold (Open has warmed
+			// the first connections and returned any failure of the warm-up itself).
+			_ = e.warmConn(ctx, c)
 		}
 		return nil
 	}
@@ -124,7 +123,10 @@ func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, 
 	}
 	e.ownPools = append(e.ownPools, pool)
 	ready.Store(e)
-	e.Warm(ctx) // the connections made before the engine existed
+	if err := e.Warm(ctx); err != nil { // the connections made before the engine existed
+		e.Close()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -136,88 +138,72 @@ func (e *Engine) Close() {
 }
 
 // Warm warms the pool's idle connections (up to its MinConns, at least one): each runs the
-// recall statement of the default plan and the access statement once, as a caller who sees
-// nothing, so later recalls on it find them prepared and planned. Open warms every new
-// connection itself; call Warm after New on a pool of your own. Warming is best-effort: a
-// connection that fails to warm is simply used cold.
-func (e *Engine) Warm(ctx context.Context) {
+// recall statement of the default plan, the lanes' probes and the access statement once, as
+// a caller who sees nothing, so later recalls on it find them prepared and planned
+// (statement.Warm). Open warms every new connection itself; call Warm after New on a pool of
+// your own. It returns the first failure; a connection that fails to warm is still used,
+// cold.
+func (e *Engine) Warm(ctx context.Context) error {
 	n := max(1, int(e.cfg.Pool.Config().MinConns))
 	conns := make([]*pgxpool.Conn, 0, n)
 	for range n {
 		c, err := e.cfg.Pool.Acquire(ctx)
 		if err != nil {
+			if len(conns) == 0 {
+				return fmt.Errorf("recall: warm: %w", err)
+			}
 			break
 		}
 		conns = append(conns, c)
 	}
+	errs := make([]error, len(conns))
 	var wg sync.WaitGroup
-	for _, c := range conns {
+	for i, c := range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.warmConn(ctx, c.Conn())
+			errs[i] = e.warmConn(ctx, c.Conn())
 			c.Release()
 		}()
 	}
 	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // warmQuery exercises every lane: words for bm25 and the context lane, a capitalised name
 // for the mention probe, n-grams for the title probe, a date for the temporal lane.
 const warmQuery = "What did Alice Martin say about the Harbor Report in May 2023?"
 
-// warmConn runs the default plan's statement and the access statement on c in read-only
-// transactions that see no scope (so they read nothing and write nothing).
-func (e *Engine) warmConn(ctx context.Context, c *pgx.Conn) {
+// warmConn warms c (statement.Warm), then the access statement when access is recorded
+// through the same pool.
+func (e *Engine) warmConn(ctx context.Context, c *pgx.Conn) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	vs, err := e.cfg.Embedder.Embed(ctx, []string{warmQuery}, embed.Query)
 	if err != nil {
-		return
+		// An embedder that does not answer yet (a model server starting) is not the
+		// database's failure: the recalls will say so in their warnings; the connection is
+		// used cold.
+		return nil
 	}
 	st, err := e.cache.Get(statement.Shape{Dim: len(vs[0]), Fuzzy: !e.cfg.ExactEntities, Plan: statement.Maximal})
 	if err != nil {
-		return
+		return fmt.Errorf("recall: warm: %w", err)
 	}
 	now := e.cfg.Now()
 	q := statement.Query{Text: warmQuery, Raw: warmQuery, Vector: vs[0], Mentions: statement.Mentions(warmQuery),
 		WindowStart: now.AddDate(0, -1, 0), WindowEnd: now}
-	s := e.Settings()
-	if _, err := statement.Run(ctx, c, statement.Scopes{Read: []string{}}, st, q, s); err != nil {
-		return
-	}
-	// A caller who sees nothing leaves the lanes' probes and the HNSW scan unread (their
-	// CTEs are never pulled), so run them directly, still as a caller who sees nothing: the
-	// probes' queries are planned once per session, and the first HNSW scan of a session is
-	// slow. They run with a recall's session settings but iterative scans off: the HNSW walk
-	// then stops after ef_search candidates, however many rows row security hides; it runs
-	// only where the index exists (else it would scan).
-	dims, _ := e.dims.Stored(ctx, c, false) // on c: the pool may have no other connection free
-	settings := s.Session()
-	for i := range settings {
-		if settings[i].Name == "hnsw.iterative_scan" {
-			settings[i].Value = "off"
-		}
-	}
-	_ = pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-		if err := scope.Apply(ctx, tx, nil, nil, settings...); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `SELECT (SELECT count(*) FROM recall.probe_entities($1::text[], true, $2::float8)),
-			(SELECT count(*) FROM recall.probe_titles($3::text, $4::int, $5::int, $6::float8))`,
-			q.Mentions, s.MentionFloor, strings.ToLower(warmQuery), s.TitleExactWords, s.TitleFuzzyWords, s.TitleFloor); err != nil {
-			return err
-		}
-		if d := len(vs[0]); slices.Contains(dims, d) {
-			_, err = tx.Exec(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM recall.memories m
-				WHERE vector_dims(m.embedding) = %[1]d
-				ORDER BY m.embedding::vector(%[1]d) <=> $1::vector(%[1]d) LIMIT $2) x`, d), pgvector.NewVector(vs[0]), s.VectorK)
-		}
+	dims, err := e.dims.Stored(ctx, c, false) // on c: the pool may have no other connection free
+	if err != nil {
 		return err
-	})
+	}
+	if err := statement.Warm(ctx, c, st, q, e.Settings(), dims); err != nil {
+		return fmt.Errorf("recall: %w", err)
+	}
 	if e.cfg.AccessPool == e.cfg.Pool {
 		e.recorder.Warm(ctx, c)
 	}
+	return nil
 }
 
 // Pool is the pool the engine reads through (Config.Pool, or the one Open made).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/recall-engine/recall/sql"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -13,13 +14,6 @@ const (
 	ServedByPrimary = "primary"
 	ServedByReplica = "replica"
 )
-
-// walPosition is the primary's current WAL position in bytes: after a commit has returned,
-// at or past the commit's record.
-const walPosition = `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint`
-
-// replayPosition is how far a standby has replayed (0 when it is not one).
-const replayPosition = `SELECT coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint, 0)`
 
 // noteWrite remembers the primary's WAL position after user's write, for read-your-writes.
 // It runs only with a replica; a failure leaves the last position noted (the next recall
@@ -30,7 +24,7 @@ func (e *Engine) noteWrite(ctx context.Context, user User) {
 		return
 	}
 	var pos int64
-	if err := e.cfg.Pool.QueryRow(ctx, walPosition).Scan(&pos); err == nil {
+	if err := e.cfg.Pool.QueryRow(ctx, sqltext.WALPosition).Scan(&pos); err == nil {
 		e.lastWrite.Store(user.ID, pos)
 	}
 }
@@ -53,7 +47,7 @@ func (e *Engine) replicaFor(ctx context.Context, user User, ryw bool) (string, e
 	deadline := time.Now().Add(e.cfg.ReplicaWait)
 	for wait := time.Millisecond; ; wait = min(2*wait, 20*time.Millisecond) {
 		var pos int64
-		if err := e.cfg.Replica.QueryRow(ctx, replayPosition).Scan(&pos); err != nil {
+		if err := e.cfg.Replica.QueryRow(ctx, sqltext.ReplayPosition).Scan(&pos); err != nil {
 			if ctx.Err() != nil {
 				return "", fmt.Errorf("recall: %w", ctx.Err())
 			}

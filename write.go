@@ -79,6 +79,16 @@ func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []s
 	return n, err
 }
 
+// MemoryIDs lists the external ids of the memories of scope set scopes (nil: the user's only
+// write scope; each must be one of the user's write scopes), in id order, read as the user.
+func (e *Engine) MemoryIDs(ctx context.Context, user User, scopes []string) ([]string, error) {
+	who, err := user.check()
+	if err != nil {
+		return nil, err
+	}
+	return e.writer.IDs(ctx, who.read, who.write, scopes)
+}
+
 // HasVectorIndex reports whether the database has the vector index of the engine
 // embedder's dimension.
 func (e *Engine) HasVectorIndex(ctx context.Context) (bool, error) {

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recall-engine/recall/internal/scope"
+	"github.com/recall-engine/recall/sql"
 )
 
 // DB is what the functions here need of a pool or a connection.
@@ -122,8 +123,8 @@ func Create(ctx context.Context, db DB, spec Spec) (string, Key, error) {
 	k := Key{ID: hex.EncodeToString(id), User: spec.User, Label: spec.Label, Read: read, Write: write}
 	text := prefix + k.ID + "_" + base64.RawURLEncoding.EncodeToString(secret)
 	hash := sha256.Sum256(secret)
-	err = db.QueryRow(ctx, `INSERT INTO recall.api_keys (id, secret_hash, user_id, label, read_scopes, write_scopes)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`, k.ID, hash[:], k.User, k.Label, read, write).Scan(&k.Created)
+	err = db.QueryRow(ctx, sqltext.KeyCreate, pgx.StrictNamedArgs{
+		"id": k.ID, "secret_hash": hash[:], "user_id": k.User, "label": k.Label, "read_scopes": read, "write_scopes": write}).Scan(&k.Created)
 	if err != nil {
 		return "", Key{}, fmt.Errorf("keys: create: %w", err)
 	}
@@ -132,8 +133,7 @@ func Create(ctx context.Context, db DB, spec Spec) (string, Key, error) {
 
 // List returns every key, newest first, revoked ones too.
 func List(ctx context.Context, db DB) ([]Key, error) {
-	rows, err := db.Query(ctx, `SELECT id, user_id, label, read_scopes, write_scopes, created_at, revoked_at
-		FROM recall.api_keys ORDER BY created_at DESC, id`)
+	rows, err := db.Query(ctx, sqltext.KeyList)
 	if err != nil {
 		return nil, fmt.Errorf("keys: list: %w", err)
 	}
@@ -153,7 +153,7 @@ func List(ctx context.Context, db DB) ([]Key, error) {
 // Revoke revokes the key with id (the id part of its text, as List shows it). Revoking a
 // revoked key changes nothing and is not an error.
 func Revoke(ctx context.Context, db DB, id string) error {
-	tag, err := db.Exec(ctx, `UPDATE recall.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`, id)
+	tag, err := db.Exec(ctx, sqltext.KeyRevoke, pgx.StrictNamedArgs{"id": id})
 	if err != nil {
 		return fmt.Errorf("keys: revoke: %w", err)
 	}
@@ -193,7 +193,7 @@ func Lookup(ctx context.Context, db DB, text string) (Key, error) {
 	hash := sha256.Sum256(secret)
 	var stored []byte
 	k := Key{ID: id}
-	err := db.QueryRow(ctx, `SELECT secret_hash, user_id, label, read_scopes, write_scopes FROM recall.api_key($1)`, id).
+	err := db.QueryRow(ctx, sqltext.KeyGet, pgx.StrictNamedArgs{"id": id}).
 		Scan(&stored, &k.User, &k.Label, &k.Read, &k.Write)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Key{}, ErrInvalid

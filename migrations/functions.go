@@ -43,7 +43,7 @@ func pairs(ctx context.Context, db querier, query string, each func(a, b string)
 
 func check(ctx context.Context, db querier) ([]Drift, error) {
 	applied := map[string]string{}
-	err := pairs(ctx, db, `SELECT file, sha256 FROM recall.function_files`, func(f, h string) {
+	err := pairs(ctx, db, sqltext.FunctionsApplied, func(f, h string) {
 		applied[f] = h
 	})
 	if err != nil {
@@ -95,7 +95,7 @@ func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	// One applier at a time; the others then find nothing to do.
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('recall.migrations.functions'))`); err != nil {
+	if _, err := tx.ExecContext(ctx, sqltext.FunctionsLock); err != nil {
 		return nil, err
 	}
 	drift, err := check(ctx, tx)
@@ -118,8 +118,7 @@ func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
 		if _, err := tx.ExecContext(ctx, text); err != nil {
 			return nil, fmt.Errorf("migrations: function file sql/%s: %w", f, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO recall.function_files (file, sha256) VALUES ($1, $2)
-			ON CONFLICT (file) DO UPDATE SET sha256 = excluded.sha256, applied_at = now()`, f, fileHash(text)); err != nil {
+		if _, err := tx.ExecContext(ctx, sqltext.FunctionsRecord, f, fileHash(text)); err != nil {
 			return nil, err
 		}
 		done = append(done, f)

@@ -119,10 +119,6 @@ type FunctionBody struct {
 
 var bodyRE = regexp.MustCompile(`(?s)CREATE OR REPLACE FUNCTION (recall\.[a-z0-9_]+)\(.*?\bAS \$\$(.*?)\$\$`)
 
-// StoredFunctions lists recall's functions in the database with their bodies: name
-// ("recall.probe_titles") and pg_proc.prosrc, which every role may read.
-const StoredFunctions = `SELECT 'recall.' || p.proname, p.prosrc FROM pg_proc p WHERE p.pronamespace = 'recall'::regnamespace`
-
 // StaleFunctions returns the function files' functions whose body stored (StoredFunctions'
 // rows: each name's bodies, overloads included) lacks: missing, or changed since.
 func StaleFunctions(stored map[string][]string) ([]FunctionBody, error) {

@@ -6,7 +6,12 @@
 // own. The package is named sqltext so that it never shadows database/sql.
 package sqltext // import "github.com/recall-engine/recall/sql"
 
-import "embed"
+import (
+	"embed"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
 
 // Roles creates the cluster roles recall_owner and recall_runtime when missing.
 //
@@ -22,6 +27,118 @@ var RecordAccess string
 //
 //go:embed engine/role.sql
 var RoleCheck string
+
+// SummarizeInput is what summaries are grouped from, for one scope set, read as the caller
+// (package summarize).
+//
+//go:embed read/summarize_input.sql
+var SummarizeInput string
+
+// MemoryIDs lists a scope set's memories' external ids, as the caller.
+//
+//go:embed read/memory_ids.sql
+var MemoryIDs string
+
+// WALPosition is the primary's current WAL position in bytes.
+//
+//go:embed read/wal_position.sql
+var WALPosition string
+
+// ReplayPosition is how far a standby has replayed, in bytes (0 on a primary).
+//
+//go:embed read/replay_position.sql
+var ReplayPosition string
+
+// The API keys' statements (package keys): create, list and revoke as the owner, get by id
+// as any role through recall.api_key.
+var (
+	//go:embed keys/create.sql
+	KeyCreate string
+	//go:embed keys/list.sql
+	KeyList string
+	//go:embed keys/revoke.sql
+	KeyRevoke string
+	//go:embed keys/get.sql
+	KeyGet string
+)
+
+// StoredFunctions lists recall's functions in the database with their bodies: name
+// ("recall.probe_titles") and pg_proc.prosrc, which every role may read.
+//
+//go:embed engine/stored_functions.sql
+var StoredFunctions string
+
+// ScopeApply sets a transaction's caller: scopes and session settings (internal/scope).
+//
+//go:embed engine/scope_apply.sql
+var ScopeApply string
+
+// Statements of the commands' and migrations' housekeeping (admin/): the function files'
+// bookkeeping, the commands' databases and extensions, aizk-eval's ingest lock.
+var (
+	//go:embed admin/functions_lock.sql
+	FunctionsLock string
+	//go:embed admin/functions_applied.sql
+	FunctionsApplied string
+	//go:embed admin/functions_record.sql
+	FunctionsRecord string
+	//go:embed admin/database_exists.sql
+	DatabaseExists string
+	//go:embed admin/create_database.sql
+	CreateDatabase string
+	//go:embed admin/database_owner.sql
+	DatabaseOwner string
+	//go:embed admin/extensions.sql
+	Extensions string
+	//go:embed admin/analyze.sql
+	Analyze string
+	//go:embed admin/eval_lock.sql
+	EvalLock string
+	//go:embed admin/eval_unlock.sql
+	EvalUnlock string
+)
+
+// The catalog reads that describe the schema for sql/schema.sql (migrations.Describe).
+var (
+	//go:embed admin/describe/functions.sql
+	DescribeFunctions string
+	//go:embed admin/describe/types.sql
+	DescribeTypes string
+	//go:embed admin/describe/tables.sql
+	DescribeTables string
+	//go:embed admin/describe/columns.sql
+	DescribeColumns string
+	//go:embed admin/describe/constraints.sql
+	DescribeConstraints string
+	//go:embed admin/describe/indexes.sql
+	DescribeIndexes string
+	//go:embed admin/describe/triggers.sql
+	DescribeTriggers string
+	//go:embed admin/describe/policies.sql
+	DescribePolicies string
+)
+
+// Reads of the commands, as the owner (read/): whether scopes hold memories, which scopes do,
+// memories' texts by id, whether an evaluation database's ingest completed.
+var (
+	//go:embed read/scope_has_memories.sql
+	ScopeHasMemories string
+	//go:embed read/scopes_with_memories.sql
+	ScopesWithMemories string
+	//go:embed read/memory_texts.sql
+	MemoryTexts string
+	//go:embed read/eval_complete.sql
+	EvalComplete string
+)
+
+// Identifiers replaces each {{name}} marker of text with the quoted identifier ids[name]
+// (DDL that names a database or a role cannot take a bind).
+func Identifiers(text string, ids map[string]string) string {
+	for name, id := range ids {
+		text = strings.ReplaceAll(text, "{{"+name+"}}", pgx.Identifier{id}.Sanitize())
+	}
+	return text
+}
 
 // Schema is the schema the migrations and function files build, as sql/schema.sql shows it
 // (generated: make schema; a test keeps it true).

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"text/template"
 
 	"github.com/recall-engine/recall/sql"
 )
@@ -147,42 +149,32 @@ func graphContext(plan Plan, entities bool) string {
 	return strings.NewReplacer("{{graph_mass_src}}", mass("src_id"), "{{graph_mass_dst}}", mass("dst_id")).Replace(fragment("graph_context", 0))
 }
 
-// fusion writes the candidates and fused_rrf CTEs: every lane's rows, one per (lane, memory),
-// then one row per memory with every lane's rank and score (in lane order, NULL where the
-// lane did not return it or is not in the plan, so every plan scans the same way; a trace
-// reads this same statement), and Reciprocal Rank Fusion, sum(weight / (rrf_k + rank)),
-// added in lane order. sql/lanes/output.sql adds the recency and frequency terms. The
-// pivot is one aggregate over the union: LEFT JOINs of the lanes to their union were nested
-// loops over CTE scans.
+// fusionLane is a lane as sql/lanes/fusion.sql's template reads it.
+type fusionLane struct {
+	Name       string
+	Index      int
+	In, Direct bool
+}
+
+// fusionTmpl is sql/lanes/fusion.sql without its comments, parsed once.
+var fusionTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("fusion").Parse(fragment("fusion", 0)))
+})
+
+// fusion renders the candidates and fused_rrf CTEs for plan (sql/lanes/fusion.sql): every
+// lane's rows, then one row per memory with every lane's rank and score and the RRF sum.
 func fusion(plan Plan) string {
-	var b strings.Builder
-	b.WriteString("candidates AS (\n")
-	for i, l := range plan.Lanes() {
-		if i > 0 {
-			b.WriteString("  UNION ALL\n")
-		}
-		direct := "false AS direct"
-		if lanes[l].direct {
-			direct = "direct"
-		}
-		fmt.Fprintf(&b, "  SELECT %d AS lane, id, rank, score::float8 AS score, %s FROM %s_lane\n", l, direct, l)
-	}
-	var ranks, scores, rrf []string
+	var data struct{ Plan, All []fusionLane }
 	for _, l := range Lanes() {
-		if !plan.Has(l) {
-			ranks, scores = append(ranks, "NULL"), append(scores, "NULL")
-			continue
+		fl := fusionLane{Name: l.String(), Index: int(l), In: plan.Has(l), Direct: lanes[l].direct}
+		data.All = append(data.All, fl)
+		if fl.In {
+			data.Plan = append(data.Plan, fl)
 		}
-		ranks = append(ranks, fmt.Sprintf("x.%s_rank", l))
-		scores = append(scores, fmt.Sprintf("x.%s_score", l))
-		rrf = append(rrf, fmt.Sprintf("coalesce(@w_%[1]s::float8 / (@rrf_k::float8 + x.%[1]s_rank), 0)", l))
 	}
-	fmt.Fprintf(&b, "),\nfused_rrf AS (\n  SELECT x.id, x.direct,\n    ARRAY[%s]::bigint[] AS lane_ranks,\n    ARRAY[%s]::float8[] AS lane_scores,\n    %s AS rrf\n",
-		strings.Join(ranks, ", "), strings.Join(scores, ", "), strings.Join(rrf, "\n      + "))
-	b.WriteString("  FROM (\n    SELECT id")
-	for _, l := range plan.Lanes() {
-		fmt.Fprintf(&b, ",\n      max(rank) FILTER (WHERE lane = %[2]d) AS %[1]s_rank, max(score) FILTER (WHERE lane = %[2]d) AS %[1]s_score", l, l)
+	var b strings.Builder
+	if err := fusionTmpl().Execute(&b, data); err != nil {
+		panic("statement: sql/lanes/fusion.sql: " + err.Error()) // the template and its data are the package's own
 	}
-	b.WriteString(",\n      bool_or(direct) AS direct\n    FROM candidates\n    GROUP BY id\n  ) x\n)")
 	return b.String()
 }

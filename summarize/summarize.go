@@ -1,7 +1,9 @@
-// Package summarize writes the summary of a group of memories: extractively, the group's
-// most central sentences by a TextRank score within a token cap (no model), or through an
-// OpenAI-compatible chat completions server. It is pure but for the server: grouping the
-// memories and storing the summaries is the engine's (Engine.Summarize).
+// Package summarize groups a scope set's memories and writes the summary of each group.
+// Groups are sessions (a source's memories in their places' order) and entity communities
+// (label propagation over the relation graph), read as the caller under row security
+// (ReadInput). A summary is written extractively, the group's most central sentences by a
+// TextRank score within a token cap (no model), or through an OpenAI-compatible chat
+// completions server. Storing the summaries is the engine's (Engine.Summarize, one batch).
 package summarize
 
 import (

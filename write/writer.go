@@ -74,57 +74,16 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 // (after a load with Batch.DeferVectorIndex). It blocks writes to memories while it builds.
 func (w *Writer) EnsureVectorIndex(ctx context.Context) error {
 	err := pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '1GB'`); err != nil {
+		if _, err := tx.Exec(ctx, statementText("build_memory")); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `SELECT recall.ensure_vector_index($1)`, w.Embedder.Dim())
+		_, err := tx.Exec(ctx, statementText("ensure_vector_index"), pgx.StrictNamedArgs{"dim": w.Embedder.Dim()})
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("recall: vector index: %w", err)
 	}
 	return nil
-}
-
-// Delete removes memories of scopes (nil: the caller's only write scope) by ID, with their
-// mentions, the relations they are evidence for, their access rows and the summaries that
-// cover them; extracted entities nothing mentions any more go too. It returns how many of
-// the named memories were deleted (summaries that went with them are not counted).
-func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) (int, error) {
-	sc, err := Scopes(write, scopes)
-	if err != nil {
-		return 0, err
-	}
-	for i, id := range ids {
-		if err := checkID(fmt.Sprintf("ids[%d]", i), "id", id, true); err != nil {
-			return 0, err
-		}
-	}
-	n := 0
-	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
-		if err := scope.Apply(ctx, tx, read, write); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, statementText("delete"), pgx.NamedArgs{"scopes": sc, "ids": ids})
-		if err != nil {
-			return err
-		}
-		named, err := pgx.CollectRows(rows, pgx.RowTo[bool])
-		if err != nil {
-			return err
-		}
-		for _, x := range named {
-			if x {
-				n++
-			}
-		}
-		_, err = tx.Exec(ctx, statementText("orphans"), pgx.NamedArgs{"scopes": sc})
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("recall: delete: %w", err)
-	}
-	return n, nil
 }
 
 // txn is one batch's transaction: the rows it wrote so far, by external id.
@@ -200,7 +159,7 @@ func (t *txn) stored(table string, want map[string]string) (map[string]int64, er
 // write runs the batch's steps in order; each reads what the earlier ones wrote.
 func (t *txn) write(dim int, b Batch, vecs [][]float32) error {
 	if len(b.Memories) > 0 && !b.DeferVectorIndex {
-		if _, err := t.tx.Exec(t.ctx, `SELECT recall.ensure_vector_index($1)`, dim); err != nil {
+		if _, err := t.tx.Exec(t.ctx, statementText("ensure_vector_index"), pgx.StrictNamedArgs{"dim": dim}); err != nil {
 			return err
 		}
 	}

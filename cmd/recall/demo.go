@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/recall-engine/recall/internal/command/cli"
@@ -34,6 +35,9 @@ var demoQuestions = []struct {
 }
 
 const demoScope = "demo"
+
+// demoMarkerScope holds the marker of the corpus loaded, out of the demo's sight.
+const demoMarkerScope = "demo:loaded"
 
 // demoLoadVersion changes when loading the same corpus gives other rows.
 const demoLoadVersion = "2"
@@ -70,18 +74,22 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 	// either changing reloads it.
 	sum := sha256.Sum256(append([]byte(demoLoadVersion), demoCorpus...))
 	marker := "demo-corpus-" + hex.EncodeToString(sum[:6])
-	var loaded bool
-	// The owner reads the marker: a session-level scope on a pooled runtime connection would
-	// outlive this check on that connection.
-	if err := c.Owner.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM recall.sources WHERE scopes = '{demo}' AND external_id = $1)`,
-		marker).Scan(&loaded); err != nil {
+	// The corpus is loaded when its marker memory is there, in a scope of its own that no demo
+	// question reads. An older corpus's memories are deleted first, as the demo user (its
+	// sources and given entities are written again).
+	markers := recall.User{ID: "demo", Read: []string{demoMarkerScope}, Write: []string{demoMarkerScope}}
+	loaded, err := e.MemoryIDs(ctx, markers, nil)
+	if err != nil {
 		return err
 	}
-	if loaded {
+	if slices.Contains(loaded, marker) {
 		fmt.Fprintf(m.Stdout, "demo corpus already loaded (%s); %v to get here\n\n", marker, time.Since(start).Round(time.Millisecond))
 	} else {
-		if _, err := c.Owner.Exec(ctx, `DELETE FROM recall.memories WHERE scopes = '{demo}';
-			DELETE FROM recall.sources WHERE scopes = '{demo}'; DELETE FROM recall.entities WHERE scopes = '{demo}'`); err != nil {
+		ids, err := e.MemoryIDs(ctx, user, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := e.Delete(ctx, user, nil, ids); err != nil {
 			return err
 		}
 		s := ingestSummary{files: 1}
@@ -90,7 +98,8 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 			return err
 		}
 		bar.Finish()
-		if _, err := e.Write(ctx, user, recall.Batch{Sources: []recall.Source{{ID: marker, Title: "recall demo corpus marker"}}}); err != nil {
+		if _, err := e.Write(ctx, markers, recall.Batch{Prune: "demo-corpus-", Memories: []recall.Memory{{ID: marker, Kind: "observation",
+			Text: "The recall demo corpus " + marker + " is loaded."}}}); err != nil {
 			return err
 		}
 		fmt.Fprintf(m.Stdout, "loaded the demo corpus: %s\n\n", s.String(time.Since(start)))

@@ -12,9 +12,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/recall-engine/recall/internal/command/cli"
-
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/sql"
 )
 
 // scopesFlag collects --scope values, repeated or comma-separated.
@@ -194,11 +194,11 @@ func flagError(err error) error {
 // (a mistyped scope, or no --scope and nothing in "default"), with the scopes that do. The
 // command runs as the owner, who sees every scope; the pack itself stays as it is.
 func (m *Main) noteEmptyScopes(ctx context.Context, c *cli.Conn, scopes []string, defaulted bool) {
-	var n int
-	if err := c.Owner.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM recall.memories WHERE scopes && $1::text[] LIMIT 1) x`, scopes).Scan(&n); err != nil || n > 0 {
+	var some bool
+	if err := c.Owner.QueryRow(ctx, sqltext.ScopeHasMemories, pgx.StrictNamedArgs{"scopes": scopes}).Scan(&some); err != nil || some {
 		return
 	}
-	rows, err := c.Owner.Query(ctx, `SELECT s FROM (SELECT DISTINCT unnest(scopes) AS s FROM recall.memories) x ORDER BY s LIMIT 21`)
+	rows, err := c.Owner.Query(ctx, sqltext.ScopesWithMemories)
 	if err != nil {
 		return
 	}

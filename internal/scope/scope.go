@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-engine/recall/sql"
 )
 
 // Limits on a scope set, the same as recall.is_scope_set in the schema.
@@ -83,11 +85,7 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 		names = append(names, s.Name)
 		values = append(values, s.Value)
 	}
-	_, err := tx.Exec(ctx,
-		`SELECT set_config('recall.read_scopes', $1::text[]::text, true),
-		        set_config('recall.write_scopes', $2::text[]::text, true),
-		        (SELECT count(set_config(n, v, true)) FROM unnest($3::text[], $4::text[]) AS s(n, v) OFFSET 0)`,
-		read, write, names, values)
+	_, err := tx.Exec(ctx, sqltext.ScopeApply, read, write, names, values)
 	if err != nil {
 		return fmt.Errorf("scope: apply: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/scripts"
+	"github.com/recall-engine/recall/sql"
 )
 
 // The database: RECALL_DATABASE_URL names a database where recall's roles exist, connecting
@@ -190,15 +191,18 @@ func ensureDatabase(ctx context.Context, dsn, name, owner string) (string, error
 	}
 	defer c.Close(context.Background()) //nolint:errcheck // closing a session
 	var n int
-	if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname = $1`, name).Scan(&n); err != nil {
+	if err := c.QueryRow(ctx, sqltext.DatabaseExists, pgx.StrictNamedArgs{"name": name}).Scan(&n); err != nil {
 		return "", err
 	}
 	if n == 0 {
-		q := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
-		if owner != "" {
-			q += " OWNER " + pgx.Identifier{owner}.Sanitize()
-		}
-		if _, err := c.Exec(ctx, q); err != nil && !duplicateDatabase(err) {
+		ids := map[string]string{"database": name, "owner": owner}
+		_, err := c.Exec(ctx, sqltext.Identifiers(sqltext.CreateDatabase, ids))
+		switch {
+		case err == nil && owner != "":
+			if _, err := c.Exec(ctx, sqltext.Identifiers(sqltext.DatabaseOwner, ids)); err != nil {
+				return "", fmt.Errorf("database %s: owner: %w", name, err)
+			}
+		case err != nil && !duplicateDatabase(err):
 			return "", fmt.Errorf("creating database %s: %w", name, err)
 		}
 	}
@@ -212,12 +216,9 @@ func ensureDatabase(ctx context.Context, dsn, name, owner string) (string, error
 		return "", err
 	}
 	defer dc.Close(context.Background()) //nolint:errcheck // closing a session
-	// CREATE EXTENSION IF NOT EXISTS is not safe against a concurrent creator (two runs of one
-	// dataset both find it missing, and one fails on pg_extension's unique index): serialise
-	// the creators of this database with a transaction-scoped advisory lock.
+	// Serialised with other creators of this database's extensions (sql/admin/extensions.sql).
 	if err := pgx.BeginFunc(ctx, dc, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('recall.cli.extensions'));
-			CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm`)
+		_, err := tx.Exec(ctx, sqltext.Extensions)
 		return err
 	}); err != nil {
 		return "", fmt.Errorf("database %s: extensions: %w", name, err)

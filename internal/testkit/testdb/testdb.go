@@ -27,7 +27,7 @@ import (
 
 	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/migrations"
-	sqltext "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/sql"
 )
 
 // EnvURL names the environment variable holding the admin URL of the test server.

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/eval"
+	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/internal/command/progress"
+	"github.com/recall-engine/recall/records"
+	"github.com/recall-engine/recall/sql"
+)
+
+// openDataset loads the dataset, opens (or creates and ingests) its database, and returns an
+// engine on it for evaluation (no access recording).
+func (m *Main) openDataset(ctx context.Context, d datasetFlags) (*eval.Dataset, *cli.Conn, *recall.Engine, error) {
+	ds, err := eval.LoadBEIR(d.dir, d.split)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	name, err := d.dbName()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c, err := m.ConnectDatabase(ctx, name, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := d.settings()
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true, Settings: &s})
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	// One ingest per database at a time: another run of the same dataset waits, then reuses it.
+	lock, err := c.Owner.Acquire(ctx)
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	defer lock.Release()
+	if _, err := lock.Exec(ctx, sqltext.EvalLock); err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	defer lock.Exec(context.WithoutCancel(ctx), sqltext.EvalUnlock) //nolint:errcheck // the session ends with the pool
+	var done bool
+	if err := c.Owner.QueryRow(ctx, sqltext.EvalComplete).Scan(&done); err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	if !done {
+		if err := m.ingestDataset(ctx, c, e, ds, d); err != nil {
+			c.Close()
+			return nil, nil, nil, err
+		}
+	} else {
+		fmt.Fprintf(m.Stderr, "reusing database %s (%d documents ingested before)\n", name, len(ds.Corpus))
+	}
+	return ds, c, e, nil
+}
+
+// ingestDataset writes the corpus (into a database that may hold a partial earlier attempt:
+// ids upsert) and marks it complete.
+func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine, ds *eval.Dataset, d datasetFlags) error {
+	start := time.Now()
+	bar := progress.New(m.Stderr, "ingest "+filepath.Base(d.dir), int64(len(ds.Corpus)), false)
+	byScope := map[string][]eval.Doc{}
+	var order []string
+	for _, doc := range ds.Corpus {
+		sc, err := d.docScope(doc.Metadata)
+		if err != nil {
+			return fmt.Errorf("corpus document %s: %w", doc.ID, err)
+		}
+		if _, ok := byScope[sc]; !ok {
+			order = append(order, sc)
+		}
+		byScope[sc] = append(byScope[sc], doc)
+	}
+	done := 0
+	opts := records.Options{SpeakerField: d.speakerField, TimeField: d.timeField, SessionField: d.sessionField, TimeLayouts: d.layouts()}
+	for _, sc := range order {
+		docs := byScope[sc]
+		var seq records.Sequencer // places count per source, and sources are per scope
+		user := recall.User{ID: "aizk-eval", Read: []string{sc}, Write: []string{sc}}
+		for lo := 0; lo < len(docs); lo += 500 {
+			b, err := corpusBatch(docs[lo:min(len(docs), lo+500)], opts, &seq)
+			if err != nil {
+				return err
+			}
+			b.NoExtract = d.noExtract
+			if _, err := e.Write(ctx, user, b); err != nil {
+				return fmt.Errorf("ingest: %w", err)
+			}
+			done += len(b.Memories)
+			bar.Set(int64(done))
+		}
+	}
+	bar.Finish()
+	fmt.Fprintf(m.Stderr, "building the vector index...\n")
+	if err := e.EnsureVectorIndex(ctx); err != nil {
+		return err
+	}
+	if d.summarize != "" {
+		for _, sc := range order {
+			user := recall.User{ID: "aizk-eval", Read: []string{sc}, Write: []string{sc}}
+			res, err := e.Summarize(ctx, user, recall.SummarizeOptions{By: strings.Split(d.summarize, ","), MaxTokens: d.summaryCap})
+			if err != nil {
+				return fmt.Errorf("summarize scope %s: %w", sc, err)
+			}
+			fmt.Fprintf(m.Stderr, "scope %s: %d summaries %v\n", sc, res.Written, res.Groups)
+		}
+	}
+	if _, err := c.Owner.Exec(ctx, sqltext.Analyze); err != nil {
+		return err
+	}
+	meta := recall.User{ID: "aizk-eval", Read: []string{"aizk-meta"}, Write: []string{"aizk-meta"}}
+	if _, err := e.Write(ctx, meta, recall.Batch{Sources: []recall.Source{{ID: "aizk:complete", Title: "aizk-eval ingest complete",
+		Metadata: map[string]any{"documents": len(ds.Corpus), "seconds": time.Since(start).Seconds()}}}}); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "ingested %d documents in %v\n", len(ds.Corpus), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// corpusBatch maps documents to one batch: each source once (the first document's), the
+// memories placed in their sources by seq. A corpus is entity-dense text loaded in bulk:
+// exact entity links only, and the vector index built at the end.
+func corpusBatch(docs []eval.Doc, opts records.Options, seq *records.Sequencer) (recall.Batch, error) {
+	b := recall.Batch{DeferVectorIndex: true, ExactEntityLinks: true}
+	seen := map[string]bool{}
+	for _, doc := range docs {
+		recs, err := doc.Records(opts)
+		if err != nil {
+			return b, fmt.Errorf("corpus document %s: %w", doc.ID, err)
+		}
+		for _, r := range recs {
+			seq.Place(&r)
+			if r.Source != nil && !seen[r.Source.ID] {
+				seen[r.Source.ID] = true
+				b.Sources = append(b.Sources, *r.Source)
+			}
+			if r.Memory != nil {
+				b.Memories = append(b.Memories, *r.Memory)
+			}
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,2 @@
+-- Fresh planner statistics for the whole database, after a bulk load (aizk-eval).
+ANALYZE

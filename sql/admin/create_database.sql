@@ -1,0 +1,2 @@
+-- A database for the commands (internal/command/cli); {{database}} is its quoted name.
+CREATE DATABASE {{database}}

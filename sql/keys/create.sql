@@ -1,0 +1,5 @@
+-- Store a new API key (keys.Create, as the owner): its id, the SHA-256 of its secret (the
+-- secret itself is never stored), the user it stands for and its scopes.
+INSERT INTO recall.api_keys (id, secret_hash, user_id, label, read_scopes, write_scopes)
+VALUES (@id, @secret_hash, @user_id, @label, @read_scopes, @write_scopes)
+RETURNING created_at

@@ -1,0 +1,77 @@
+package write
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-engine/recall/internal/scope"
+	"github.com/recall-engine/recall/sql"
+)
+
+// Delete removes memories of scopes (nil: the caller's only write scope) by ID, with their
+// mentions, the relations they are evidence for, their access rows and the summaries that
+// cover them; extracted entities nothing mentions any more go too. It returns how many of
+// the named memories were deleted (summaries that went with them are not counted).
+func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) (int, error) {
+	sc, err := Scopes(write, scopes)
+	if err != nil {
+		return 0, err
+	}
+	for i, id := range ids {
+		if err := checkID(fmt.Sprintf("ids[%d]", i), "id", id, true); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, read, write); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, statementText("delete"), pgx.NamedArgs{"scopes": sc, "ids": ids})
+		if err != nil {
+			return err
+		}
+		named, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+		if err != nil {
+			return err
+		}
+		for _, x := range named {
+			if x {
+				n++
+			}
+		}
+		_, err = tx.Exec(ctx, statementText("orphans"), pgx.NamedArgs{"scopes": sc})
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("recall: delete: %w", err)
+	}
+	return n, nil
+}
+
+// IDs lists the external ids of the memories of scope set scopes (nil: the user's only
+// write scope), in id order, read as the caller of read and write scopes.
+func (w *Writer) IDs(ctx context.Context, read, write, scopes []string) ([]string, error) {
+	sc, err := Scopes(write, scopes)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = pgx.BeginTxFunc(ctx, w.Pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, read, write); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, sqltext.MemoryIDs, pgx.StrictNamedArgs{"scopes": sc})
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recall: memory ids: %w", err)
+	}
+	return out, nil
+}
