@@ -3,68 +3,137 @@ package records
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/recall-engine/recall/write"
 )
 
-// nativeLine is a native record: the fields of write.Source, Memory, Entity and Relation
-// in snake case, with "type" saying which.
-type nativeLine struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
-	// source
-	Title      string     `json:"title"`
-	URI        string     `json:"uri"`
-	OccurredAt *timeValue `json:"occurred_at"`
-	// memory
-	Source        string     `json:"source"`
-	Kind          string     `json:"kind"`
-	Text          string     `json:"text"`
-	Embedding     []float32  `json:"embedding"`
-	OccurredStart *timeValue `json:"occurred_start"`
-	OccurredEnd   *timeValue `json:"occurred_end"`
-	Tags          []string   `json:"tags"`
-	Speaker       string     `json:"speaker"`
-	Entities      []string   `json:"entities"`
-	// entity
-	Name    string   `json:"name"`
-	Aliases []string `json:"aliases"`
-	// relation
-	From      string  `json:"from"`
-	To        string  `json:"to"`
-	Predicate string  `json:"predicate"`
-	Weight    float64 `json:"weight"`
-	Memory    string  `json:"memory"`
+// A native record is one of the write types (write.Source, Memory, Entity, Relation) under
+// its own JSON names, with "type" saying which. Each line decodes into the write type
+// itself, so a field added there is read here too; only the times are read more leniently
+// than over HTTP (ParseTime: RFC 3339, dates, and times as conversations write them).
+type (
+	nativeSource struct {
+		Type string `json:"type"`
+		write.Source
+		OccurredAt *timeValue `json:"occurred_at"`
+	}
+	nativeMemory struct {
+		Type string `json:"type"`
+		write.Memory
+		OccurredStart *timeValue `json:"occurred_start"`
+		OccurredEnd   *timeValue `json:"occurred_end"`
+		MentionedAt   *timeValue `json:"mentioned_at"`
+	}
+	nativeEntity struct {
+		Type string `json:"type"`
+		write.Entity
+	}
+	nativeRelation struct {
+		Type string `json:"type"`
+		write.Relation
+	}
+)
 
-	Metadata map[string]any `json:"metadata"`
+// nativeTypes are the native record types with the write type each carries, in the order
+// NativeFields lists them.
+var nativeTypes = []struct {
+	name string
+	row  reflect.Type
+}{
+	{"source", reflect.TypeFor[write.Source]()},
+	{"memory", reflect.TypeFor[write.Memory]()},
+	{"entity", reflect.TypeFor[write.Entity]()},
+	{"relation", reflect.TypeFor[write.Relation]()},
 }
 
-// NativeFields lists a native record's fields per type, for help texts.
-const NativeFields = `source:   id, title, uri, occurred_at, metadata
-memory:   id, source, kind (world|experience|observation|summary), text, embedding,
-          occurred_start, occurred_end, tags, speaker, entities (entity ids), metadata
-entity:   id, name, kind, aliases, metadata
-relation: from, to (entity ids), predicate, weight, memory (evidence memory id)`
+// fieldNotes says what some fields hold, in help texts.
+var fieldNotes = map[string]string{
+	"memory.kind":     "world|experience|observation|summary",
+	"memory.entities": "entity ids",
+	"memory.covers":   "memory ids, for a summary",
+	"relation.from":   "entity id",
+	"relation.to":     "entity id",
+	"relation.memory": "evidence memory id",
+}
+
+// NativeFields lists a native record's fields per type, for help texts: the JSON names of
+// the write types' fields, wrapped at 90 columns.
+func NativeFields() string {
+	var b strings.Builder
+	for _, nt := range nativeTypes {
+		line := fmt.Sprintf("%-9s ", nt.name+":")
+		width := len(line)
+		for i, f := range JSONNames(nt.row) {
+			if note, ok := fieldNotes[nt.name+"."+f]; ok {
+				f += " (" + note + ")"
+			}
+			if i > 0 {
+				f = ", " + f
+			}
+			if len(line)+len(f) > 90 {
+				b.WriteString(strings.TrimRight(line, " ") + ",\n")
+				line = strings.Repeat(" ", width) + strings.TrimPrefix(f, ", ")
+				continue
+			}
+			line += f
+		}
+		b.WriteString(line + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// JSONNames lists the JSON names of struct type t's fields, in order, without those JSON
+// leaves out.
+func JSONNames(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 func parseNative(b []byte, _ Options) ([]Record, error) {
-	var n nativeLine
-	if err := strict(b, &n); err != nil {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, fmt.Errorf("native record: %v", err)
 	}
-	switch n.Type {
+	switch head.Type {
 	case "source":
-		return []Record{{Source: &write.Source{ID: n.ID, Title: n.Title, URI: n.URI, OccurredAt: n.OccurredAt.ptr(), Metadata: n.Metadata}}}, nil
+		var n nativeSource
+		if err := strict(b, &n); err != nil {
+			return nil, fmt.Errorf("native record: %v", err)
+		}
+		n.Source.OccurredAt = n.OccurredAt.ptr()
+		return []Record{{Source: &n.Source}}, nil
 	case "memory":
-		return []Record{{Memory: &write.Memory{ID: n.ID, Source: n.Source, Kind: n.Kind, Text: n.Text, Embedding: n.Embedding,
-			OccurredStart: n.OccurredStart.ptr(), OccurredEnd: n.OccurredEnd.ptr(), Tags: n.Tags, Metadata: n.Metadata,
-			Speaker: n.Speaker, Entities: n.Entities}}}, nil
+		var n nativeMemory
+		if err := strict(b, &n); err != nil {
+			return nil, fmt.Errorf("native record: %v", err)
+		}
+		n.Memory.OccurredStart, n.Memory.OccurredEnd, n.Memory.MentionedAt = n.OccurredStart.ptr(), n.OccurredEnd.ptr(), n.MentionedAt.ptr()
+		return []Record{{Memory: &n.Memory}}, nil
 	case "entity":
-		return []Record{{Entity: &write.Entity{ID: n.ID, Name: n.Name, Kind: n.Kind, Aliases: n.Aliases, Metadata: n.Metadata}}}, nil
+		var n nativeEntity
+		if err := strict(b, &n); err != nil {
+			return nil, fmt.Errorf("native record: %v", err)
+		}
+		return []Record{{Entity: &n.Entity}}, nil
 	case "relation":
-		return []Record{{Relation: &write.Relation{From: n.From, To: n.To, Predicate: n.Predicate, Weight: n.Weight, Memory: n.Memory}}}, nil
+		var n nativeRelation
+		if err := strict(b, &n); err != nil {
+			return nil, fmt.Errorf("native record: %v", err)
+		}
+		return []Record{{Relation: &n.Relation}}, nil
 	}
-	return nil, fmt.Errorf(`"type" %q: want source, memory, entity or relation`, n.Type)
+	return nil, fmt.Errorf(`"type" %q: want source, memory, entity or relation`, head.Type)
 }
 
 // timeValue reads a time as ParseTime does.

@@ -211,12 +211,12 @@ func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in 
 			_, _ = rand.Read(b)
 			id = "mem-" + hex.EncodeToString(b)
 		}
-		w.Memories = append(w.Memories, Memory{ID: id, Text: m.Text, Speaker: m.Speaker, Tags: m.Tags})
+		w.Memories = append(w.Memories, recall.Memory{ID: id, Text: m.Text, Speaker: m.Speaker, Tags: m.Tags})
 		out.IDs = append(out.IDs, id)
 	}
 	return s.toolWriteLike(ctx, req, in.Scopes, func(ctx context.Context, u recall.User) (string, any, error) {
-		res, err := s.cfg.Engine.Write(ctx, u, w.batch())
-		out.WriteResponse = writeResponse(res)
+		res, err := s.cfg.Engine.Write(ctx, u, w)
+		out.WriteResponse = res
 		return fmt.Sprintf("stored %d memories (%d updated): %s", res.Memories, res.Updated, strings.Join(out.IDs, ", ")), out, err
 	})
 }

@@ -243,8 +243,7 @@ func (s *Server) recallLike(w http.ResponseWriter, r *http.Request, k keys.Key,
 func (s *Server) write(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	var req WriteRequest
 	s.writeLike(w, r, k, s.cfg.MaxBody, &req, &req.Scopes, func(ctx context.Context, u recall.User) (any, error) {
-		res, err := s.cfg.Engine.Write(ctx, u, req.batch())
-		return writeResponse(res), err
+		return s.cfg.Engine.Write(ctx, u, req)
 	})
 }
 

@@ -87,3 +87,29 @@ func TestSummariesOverHTTP(t *testing.T) {
 		t.Errorf("altitude tenant: %d %s", r.status, r.body)
 	}
 }
+
+// TestGraphContextListed: a recall that asks for the graph context gets the list, [] when
+// nothing fits or relates; one that does not ask gets no list.
+func TestGraphContextListed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	r := w.do(t, "POST", "/v1/memories", w.keys["ana"], map[string]any{"memories": []any{
+		map[string]any{"id": "note", "text": "the storm moved east over the water"}}})
+	if r.status != http.StatusOK {
+		t.Fatalf("write: %d %s", r.status, r.body)
+	}
+	for _, asked := range []bool{true, false} {
+		r := w.do(t, "POST", "/v1/recall", w.keys["ana"], map[string]any{"query": "where did the storm move?", "budget": 200, "graph_context": asked})
+		var body map[string]json.RawMessage
+		if err := json.Unmarshal(r.body, &body); r.status != http.StatusOK || err != nil {
+			t.Fatalf("recall: %d %s", r.status, r.body)
+		}
+		got, present := body["graph_context"]
+		switch {
+		case asked && string(got) != "[]":
+			t.Errorf("graph context asked for, none relates: graph_context %s, want []", got)
+		case !asked && present:
+			t.Errorf("graph context not asked for: graph_context %s, want no field", got)
+		}
+	}
+}

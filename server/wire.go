@@ -101,96 +101,13 @@ func traceResponse(t *recall.Trace) TraceResponse {
 	return out
 }
 
-// Source is a document memories come from.
-type Source struct {
-	ID         string         `json:"id"`
-	Title      string         `json:"title,omitempty"`
-	URI        string         `json:"uri,omitempty"`
-	OccurredAt *time.Time     `json:"occurred_at,omitempty"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
-}
+// WriteRequest is the body of POST /v1/memories: one batch, written all or nothing, into its
+// scopes (each one of the key's write scopes; empty: the key's only write scope). It is the
+// engine's own Batch (package write), so a field added there reaches HTTP, MCP and JSONL.
+type WriteRequest = recall.Batch
 
-// Memory is one recallable unit.
-type Memory struct {
-	ID            string         `json:"id"`
-	Source        string         `json:"source,omitempty"`
-	Kind          string         `json:"kind,omitempty"`
-	Text          string         `json:"text"`
-	Embedding     []float32      `json:"embedding,omitempty"`
-	OccurredStart *time.Time     `json:"occurred_start,omitempty"`
-	OccurredEnd   *time.Time     `json:"occurred_end,omitempty"`
-	Tags          []string       `json:"tags,omitempty"`
-	Metadata      map[string]any `json:"metadata,omitempty"`
-	Speaker       string         `json:"speaker,omitempty"`
-	Position      int            `json:"position,omitempty"`
-	Entities      []string       `json:"entities,omitempty"`
-	// Covers, for a summary (kind summary), are the ids of the memories it summarizes.
-	Covers []string `json:"covers,omitempty"`
-}
-
-// Entity is a person, place or thing memories mention.
-type Entity struct {
-	ID       string         `json:"id"`
-	Name     string         `json:"name"`
-	Kind     string         `json:"kind,omitempty"`
-	Aliases  []string       `json:"aliases,omitempty"`
-	Metadata map[string]any `json:"metadata,omitempty"`
-}
-
-// Relation is an edge of the entity graph.
-type Relation struct {
-	From      string  `json:"from"`
-	To        string  `json:"to"`
-	Predicate string  `json:"predicate,omitempty"`
-	Weight    float64 `json:"weight,omitempty"`
-	Memory    string  `json:"memory,omitempty"`
-}
-
-// WriteRequest is the body of POST /v1/memories: one batch, written all or nothing, into
-// Scopes (each one of the key's write scopes; empty: the key's only write scope).
-type WriteRequest struct {
-	Scopes    []string   `json:"scopes,omitempty"`
-	Sources   []Source   `json:"sources,omitempty"`
-	Memories  []Memory   `json:"memories,omitempty"`
-	Entities  []Entity   `json:"entities,omitempty"`
-	Relations []Relation `json:"relations,omitempty"`
-}
-
-func (w *WriteRequest) batch() recall.Batch {
-	b := recall.Batch{Scopes: w.Scopes}
-	for _, s := range w.Sources {
-		b.Sources = append(b.Sources, recall.Source{ID: s.ID, Title: s.Title, URI: s.URI, OccurredAt: s.OccurredAt, Metadata: s.Metadata})
-	}
-	for _, m := range w.Memories {
-		b.Memories = append(b.Memories, recall.Memory{ID: m.ID, Source: m.Source, Kind: m.Kind, Text: m.Text, Embedding: m.Embedding,
-			OccurredStart: m.OccurredStart, OccurredEnd: m.OccurredEnd, Tags: m.Tags, Metadata: m.Metadata,
-			Speaker: m.Speaker, Position: m.Position, Entities: m.Entities, Covers: m.Covers})
-	}
-	for _, e := range w.Entities {
-		b.Entities = append(b.Entities, recall.Entity{ID: e.ID, Name: e.Name, Kind: e.Kind, Aliases: e.Aliases, Metadata: e.Metadata})
-	}
-	for _, r := range w.Relations {
-		b.Relations = append(b.Relations, recall.Relation{From: r.From, To: r.To, Predicate: r.Predicate, Weight: r.Weight, Memory: r.Memory})
-	}
-	return b
-}
-
-// WriteResponse counts what a batch wrote.
-type WriteResponse struct {
-	Sources   int `json:"sources"`
-	Memories  int `json:"memories"`
-	Updated   int `json:"updated"`
-	Entities  int `json:"entities"`
-	Extracted int `json:"extracted"`
-	Mentions  int `json:"mentions"`
-	Relations int `json:"relations"`
-	Covered   int `json:"covered"` // (summary, covered memory) pairs
-}
-
-func writeResponse(r recall.WriteResult) WriteResponse {
-	return WriteResponse{Sources: r.Sources, Memories: r.Memories, Updated: r.Updated, Entities: r.Entities,
-		Extracted: r.Extracted, Mentions: r.Mentions, Relations: r.Relations, Covered: r.Covered}
-}
+// WriteResponse counts what a batch wrote (the engine's WriteResult).
+type WriteResponse = recall.WriteResult
 
 // SummarizeRequest is the body of POST /v1/summarize: build the summaries of one scope set
 // (Scopes: each one of the key's write scopes; empty: the key's only write scope).

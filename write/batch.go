@@ -11,105 +11,114 @@ import (
 
 // Batch is one transactional write: everything in it lands, or nothing does. Rows are
 // addressed by external id within the batch's scope set; writing an id again updates it.
+// It is the body of POST /v1/memories; the fields without a JSON name are Go's alone.
 type Batch struct {
 	// Scopes is the scope set every row of the batch belongs to; each must be one of the
 	// user's write scopes (nil: the user's only write scope).
-	Scopes    []string
-	Sources   []Source
-	Memories  []Memory
-	Entities  []Entity
-	Relations []Relation
+	Scopes    []string   `json:"scopes,omitempty"`
+	Sources   []Source   `json:"sources,omitempty"`
+	Memories  []Memory   `json:"memories,omitempty"`
+	Entities  []Entity   `json:"entities,omitempty"`
+	Relations []Relation `json:"relations,omitempty"`
 	// NoExtract turns off entity extraction from memory texts for this batch.
-	NoExtract bool
+	NoExtract bool `json:"no_extract,omitempty"`
 	// ExactEntityLinks links extracted names to existing entities by exact name or alias
 	// only, skipping the trigram match (which costs milliseconds per new multi-word name: a
 	// bulk load of entity-dense text may prefer to skip it).
-	ExactEntityLinks bool
+	ExactEntityLinks bool `json:"exact_entity_links,omitempty"`
 	// DeferVectorIndex leaves the vector index of the embedder's dimension uncreated when it
 	// does not exist yet: a bulk load then calls EnsureVectorIndex once at the end, which
-	// builds it far faster than inserting row by row. Until then the vector lane scans.
-	DeferVectorIndex bool
+	// builds it far faster than inserting row by row. Until then the vector lane scans. Go
+	// only: a client over HTTP has no call to build the index afterwards.
+	DeferVectorIndex bool `json:"-"`
 	// Prune, when set, deletes in the same transaction the memories of the batch's scope set
 	// whose ID starts with it and that the batch does not write: a rebuilt set of memories
 	// (recall summarize's summaries) replaces the last one whole. It must be at least
-	// MinPruneLen bytes, so that it names a family of ids, not everything.
-	Prune string
+	// MinPruneLen bytes, so that it names a family of ids, not everything. Go only.
+	Prune string `json:"-"`
 }
 
 // MinPruneLen is the shortest Batch.Prune prefix.
 const MinPruneLen = 4
 
-// Source is a document memories come from.
+// Source is a document memories come from. Its JSON names are the wire's: HTTP bodies and
+// native JSONL records (package records) decode into it.
 type Source struct {
-	ID         string
-	Title      string
-	URI        string
-	OccurredAt *time.Time
-	Metadata   map[string]any
+	ID         string         `json:"id"`
+	Title      string         `json:"title,omitempty"`
+	URI        string         `json:"uri,omitempty"`
+	OccurredAt *time.Time     `json:"occurred_at,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
 }
 
 // Memory is one recallable unit.
 type Memory struct {
-	ID     string
-	Source string // a source's ID, in this batch or already stored
-	Kind   string // world (default), experience, observation, summary
-	Text   string
+	ID     string `json:"id"`
+	Source string `json:"source,omitempty"` // a source's ID, in this batch or already stored
+	Kind   string `json:"kind,omitempty"`   // world (default), experience, observation, summary
+	Text   string `json:"text"`
 	// Embedding, when set, is stored as is and must have the engine embedder's dimension;
 	// otherwise the engine embeds Text.
-	Embedding     []float32
-	OccurredStart *time.Time
-	OccurredEnd   *time.Time
-	MentionedAt   *time.Time
-	Tags          []string
-	Metadata      map[string]any
+	Embedding     []float32  `json:"embedding,omitempty"`
+	OccurredStart *time.Time `json:"occurred_start,omitempty"`
+	OccurredEnd   *time.Time `json:"occurred_end,omitempty"`
+	// MentionedAt is when the memory was said or written down, when that differs from
+	// when what it tells happened.
+	MentionedAt *time.Time     `json:"mentioned_at,omitempty"`
+	Tags        []string       `json:"tags,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
 	// Speaker, when set, is who said the memory (a conversation turn's speaker): a person
 	// entity, linked as the memory's speaker, not as a name it mentions. A leading
 	// "Speaker: " in Text is the speaker's, not a mention either.
-	Speaker string
+	Speaker string `json:"speaker,omitempty"`
 	// Position is the memory's place in its source, from 1 (a session's turn, a document's
 	// chunk); 0: none. Memories of the same source and scope set one place apart are
 	// neighbours: the context lane scores a memory with its neighbours' words, and a pack
 	// shows a hit with the neighbour it needs. It needs Source.
-	Position int
+	Position int `json:"position,omitempty"`
 	// Entities are entity IDs (in this batch or stored) the memory mentions, besides those
 	// extracted from Text.
-	Entities []string
+	Entities []string `json:"entities,omitempty"`
 	// Covers, for a summary (Kind "summary"), are the IDs of the memories it summarizes, of
 	// the batch's scope set (in this batch or stored). A pack never holds a summary with a
 	// memory it covers, and deleting a covered memory deletes the summary. Writing the
 	// summary again replaces its coverage.
-	Covers []string
+	Covers []string `json:"covers,omitempty"`
 }
 
 // Entity is a person, place or thing memories mention.
 type Entity struct {
-	ID      string
-	Name    string
-	Kind    string
-	Aliases []string
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind,omitempty"`
+	Aliases []string `json:"aliases,omitempty"`
 	// BlockedAliases are words of a person's name never to be derived as its aliases. A
 	// person ("person" kind) of several words gets each word as an alias while no other
 	// person of its scope set has it (a first name, a surname).
-	BlockedAliases []string
-	Metadata       map[string]any
+	BlockedAliases []string       `json:"blocked_aliases,omitempty"`
+	Metadata       map[string]any `json:"metadata,omitempty"`
 }
 
 // Relation is an edge of the entity graph.
 type Relation struct {
-	From, To  string  // entity IDs
-	Predicate string  // default DefaultPredicate
-	Weight    float64 // default 1
-	Memory    string  // optional: the memory this relation comes from
+	From      string  `json:"from"`                // an entity ID
+	To        string  `json:"to"`                  // an entity ID
+	Predicate string  `json:"predicate,omitempty"` // default DefaultPredicate
+	Weight    float64 `json:"weight,omitempty"`    // default 1
+	Memory    string  `json:"memory,omitempty"`    // optional: the memory this relation comes from
 }
 
 // Result counts what a batch wrote.
 type Result struct {
-	Sources, Memories, Entities int // rows inserted or updated
-	Updated                     int // memories that existed before
-	Extracted                   int // entities created from extracted names
-	Mentions, Relations         int
-	Covered                     int // (summary, covered memory) pairs written
-	Pruned                      int // memories deleted by Batch.Prune
+	Sources   int `json:"sources"`   // rows inserted or updated
+	Memories  int `json:"memories"`  // rows inserted or updated
+	Entities  int `json:"entities"`  // rows inserted or updated
+	Updated   int `json:"updated"`   // memories that existed before
+	Extracted int `json:"extracted"` // entities created from extracted names
+	Mentions  int `json:"mentions"`
+	Relations int `json:"relations"`
+	Covered   int `json:"covered"` // (summary, covered memory) pairs written
+	Pruned    int `json:"pruned"`  // memories deleted by Batch.Prune
 }
 
 // Add adds o's counts to r.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/records"
 
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
@@ -168,7 +169,7 @@ func TestIngestHelp(t *testing.T) {
 	if code := m.Run(context.Background(), []string{"ingest", "--help"}); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"memory:   id, source, kind", "relation: from, to", "-format string"} {
+	for _, want := range []string{records.NativeFields(), "-format string"} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Fatalf("help lacks %q:\n%s", want, errOut.String())
 		}
@@ -218,6 +219,23 @@ func TestDemo(t *testing.T) {
 	}
 	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{demo}'`); n != 300 {
 		t.Fatalf("%d demo memories", n)
+	}
+	// A database loaded from another corpus (its marker differs, and it holds a memory the
+	// corpus lacks) is reloaded, through the engine: the stale memory goes, the corpus's
+	// memories are there once, and one marker is left.
+	ctx := context.Background()
+	if _, err := c.db.Owner.Exec(ctx, `UPDATE recall.memories SET external_id = 'demo-corpus-old' WHERE scopes = '{demo:loaded}';
+		INSERT INTO recall.memories (external_id, scopes, kind, text) VALUES ('stale', '{demo}', 'world', 'A memory of an older corpus.')`); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.run("demo"); code != 0 || !strings.Contains(c.out.String(), "loaded the demo corpus") {
+		t.Fatalf("third run: exit %d: %s %s", code, c.out.String(), c.err.String())
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{demo}'`); n != 300 {
+		t.Fatalf("%d demo memories after the reload", n)
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{demo:loaded}'`); n != 1 {
+		t.Fatalf("%d markers after the reload", n)
 	}
 }
 
