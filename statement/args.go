@@ -15,11 +15,9 @@ import (
 // statement's.
 var ErrDimension = errors.New("statement: query vector dimension differs from the statement's")
 
-// Args returns the statement's binds for q and s, exactly the names st uses.
+// Args returns the statement's binds for q and s, exactly the names st uses. s must be valid
+// (Settings.Validate: the engine validates settings when they are set, not on every call).
 func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
 	if err := q.Filters.Validate(); err != nil {
 		return nil, err
 	}

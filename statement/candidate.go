@@ -25,9 +25,6 @@ type Candidate struct {
 	OccurredEnd   *time.Time
 	LastAccessed  *time.Time
 	AccessCount   int64
-	SourceID      *int64
-	SourceTitle   string
-	SourceURI     string
 	// Source is the memory's source (nil: none).
 	Source   *Source
 	Position int      // place in its source (0: none)
@@ -94,7 +91,7 @@ func attachContext(rows []Candidate) []Candidate {
 	return cands
 }
 
-// row is the statement's output row, scanned by column name (sql/lanes/fusion_tail.sql);
+// row is the statement's output row, scanned by column name (sql/lanes/output.sql);
 // lane_ranks and lane_scores hold every lane's rank and score in lane order, NULL where the
 // lane did not return the memory.
 type row struct {

@@ -233,8 +233,9 @@ func DefaultSettings() Settings {
 	return s
 }
 
-// Validate reports the first setting outside its range as a *SettingError. Run and Args call
-// it, so a bad setting fails before anything reaches the server.
+// Validate reports the first setting outside its range as a *SettingError. New, SetSettings
+// and LoadSettings call it, so a bad setting fails before anything reaches the server; Run
+// and Args take settings as valid and do not check them again on every call.
 func (s Settings) Validate() error {
 	for _, tu := range tunables() {
 		if tu.rangeText == "" {
