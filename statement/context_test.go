@@ -2,6 +2,7 @@ package statement_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 	"testing"
@@ -18,12 +19,13 @@ type place struct {
 	question    bool
 }
 
-// contextReference scores every visible memory with a place as the context lane is defined,
-// from the visible rows alone: BM25 over the memory's terms plus w times its neighbours'
-// (same source, places one before and after), with N, df and avgdl over the memories with a
-// place (df counting a term in a neighbour as in the memory, lengths counting neighbours at
-// w); then each of the top k questions hands a times its score to the next memory when
-// someone else said it.
+// contextReference scores every visible memory as the context lane is defined, from the
+// visible rows alone: a memory with a place by BM25 over its terms plus w times its
+// neighbours' (same source, places one before and after), with N, df and avgdl over the
+// memories with a place (df counting a term in a neighbour as in the memory, lengths counting
+// neighbours at w); a memory without a place by its own BM25 over every visible memory (the
+// bm25 lane's score); then each of the top k questions hands a times its score to the next
+// memory when someone else said it.
 func contextReference(tf map[int64]map[string]int, dl map[int64]int, places map[int64]place, terms []string, s statement.Settings) map[int64]float64 {
 	at := map[[2]int64]int64{}
 	for id, p := range places {
@@ -77,6 +79,11 @@ func contextReference(tf map[int64]map[string]int, dl map[int64]int, places map[
 			scores[id] += idf * f * (k1 + 1) / (f + k1*(1-b+b*x/avg))
 		}
 	}
+	for id, v := range bm25Reference(tf, dl, terms, k1, b) {
+		if _, placed := places[id]; !placed {
+			scores[id] = v
+		}
+	}
 	ids := make([]int64, 0, len(scores))
 	for id := range scores {
 		ids = append(ids, id)
@@ -102,8 +109,8 @@ func contextReference(tf map[int64]map[string]int, dl map[int64]int, places map[
 }
 
 // TestContextMatchesReference: the context lane's scores and order equal the reference's, for
-// the default settings and for others, and a memory found only through its neighbours'
-// words is there.
+// the default settings and for others, over turns with places and notes without; a memory
+// found only through its neighbours' words is there, and so are notes.
 func TestContextMatchesReference(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
@@ -111,6 +118,17 @@ func TestContextMatchesReference(t *testing.T) {
 	fixture{scopes: []string{"beta"}, n: 400, seed: 4, dim: dim, base: base}.load(t, db.Runtime)
 	acme := []string{"acme"}
 	ctx := context.Background()
+	// Notes: memories without a place, in the same scope.
+	notes := testdb.BeginAs(t, db.Runtime, acme, acme)
+	for i := range 40 {
+		text := fmt.Sprintf("%s %s %s note %d", vocab[(7*i)%len(vocab)], vocab[(11*i+3)%len(vocab)], vocab[(13*i+5)%len(vocab)], i)
+		if _, err := notes.Exec(ctx, `INSERT INTO recall.memories (external_id, scopes, kind, text) VALUES ($1, '{acme}', 'world', $2)`, fmt.Sprintf("note%d", i), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := notes.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
 	tx := testdb.BeginAs(t, db.Runtime, acme, nil)
 	tf, dl := visibleLexemes(t, tx)
 	places := map[int64]place{}
@@ -152,6 +170,15 @@ func TestContextMatchesReference(t *testing.T) {
 				t.Fatalf("weight %v handoff %v: row %d (memory %d): rank %d score %.15g, reference %.15g", s.ContextWeight, s.ContextHandoff, i, c.ID, h.Rank, h.Score, ref[c.ID])
 			}
 			prev = h.Score
+		}
+		notesIn := 0
+		for _, c := range got {
+			if _, placed := places[c.ID]; !placed {
+				notesIn++
+			}
+		}
+		if notesIn == 0 && s.ContextK >= len(ref) {
+			t.Fatalf("weight %v: no note among the %d ranked", s.ContextWeight, len(got))
 		}
 		// With neighbours' words counted, some memory is ranked without a query term of its own.
 		if s.ContextWeight > 0 && len(got) == len(ref) {

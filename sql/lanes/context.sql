@@ -1,22 +1,29 @@
--- context: a memory with a place in its source (a conversation's turn, a document's chunk)
--- scored with its neighbours' words: BM25 over the memory's text and, at context_weight,
--- its neighbours' (the memories one place before and after it, same source and scope set),
--- with the statistics of the memories with a place (cidf; avgdl over their lengths with the
--- neighbours' at the same weight). A turn that only makes sense after the one before it
--- ("Yes, last week!") is found through that one's words. Then a question hands its score on:
--- the turn right after a question, spoken by someone else, gains context_handoff times the
--- question's score, so the answer rises with its question. Memories without a place are not
--- in this lane; a corpus without places leaves it empty.
+-- context: every memory scored with the words it is read with. A memory with a place in its
+-- source (a conversation's turn, a document's chunk) is scored by BM25 over its text and, at
+-- context_weight, its neighbours' (the memories one place before and after it, same source and
+-- scope set), with the statistics of the memories with a place (cidf; avgdl over their lengths
+-- with the neighbours' at the same weight): a turn that only makes sense after the one before
+-- it ("Yes, last week!") is found through that one's words. A memory without a place is read
+-- alone: its score is its own BM25, as the bm25 lane scores it. So a note and a turn that match
+-- the question equally rank alike here, and a scope holding both kinds of memory is not
+-- ranked by kind. Then a question hands its score on: the turn right after a question, spoken
+-- by someone else, gains context_handoff times the question's score, so the answer rises with
+-- its question.
 context_scored AS MATERIALIZED (
   SELECT DISTINCT ON (b.id) b.id,
-         sum(b.cidf * (b.tf + @context_weight::float8 * b.ntf) * (@bm25_k1::float8 + 1)
-             / ((b.tf + @context_weight::float8 * b.ntf)
-                + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * (b.doc_len + @context_weight::float8 * b.ndoc_len)
-                  / greatest((s.clen + @context_weight::float8 * s.cnlen) / nullif(s.cn, 0), 1))))
+         sum(CASE WHEN b.positioned THEN
+               b.cidf * (b.tf + @context_weight::float8 * b.ntf) * (@bm25_k1::float8 + 1)
+               / ((b.tf + @context_weight::float8 * b.ntf)
+                  + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * (b.doc_len + @context_weight::float8 * b.ndoc_len)
+                    / greatest((s.clen + @context_weight::float8 * s.cnlen) / nullif(s.cn, 0), 1)))
+             ELSE
+               b.idf * b.tf * (@bm25_k1::float8 + 1)
+               / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl))
+             END)
            OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
   FROM bm25_parts b
   CROSS JOIN visible_stats s
-  WHERE b.positioned AND (b.tf > 0 OR @context_weight::float8 > 0)
+  WHERE b.tf > 0 OR (b.positioned AND @context_weight::float8 > 0)
   ORDER BY b.id
 ),
 context_handoff AS (
