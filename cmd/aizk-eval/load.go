@@ -18,11 +18,42 @@ import (
 // openDataset loads the dataset, opens (or creates and ingests) its database, and returns an
 // engine on it for evaluation (no access recording).
 func (m *Main) openDataset(ctx context.Context, d datasetFlags) (*eval.Dataset, *cli.Conn, *recall.Engine, error) {
-	ds, err := eval.LoadBEIR(d.dir, d.split)
+	ds, err := d.load()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	name, err := d.dbName()
+	return m.openLoaded(ctx, d, ds)
+}
+
+// load reads --dataset, mixed with --with when it is given.
+func (d datasetFlags) load() (*eval.Dataset, error) {
+	a, err := eval.LoadBEIR(d.dir, d.split)
+	if err != nil || d.with == "" {
+		return a, err
+	}
+	if d.scopeField == "" {
+		return nil, fmt.Errorf("%w: --with needs --scope-field: its documents are spread over the scopes it names", cli.ErrUsage)
+	}
+	b, err := eval.LoadBEIR(d.with, d.withSplit)
+	if err != nil {
+		return nil, err
+	}
+	return eval.Mix(a, b, setName(d.dir), setName(d.with), d.scopeField, d.mapped(), d.docScope)
+}
+
+// setName names a data set by its directory.
+func setName(dir string) string { return filepath.Base(filepath.Clean(dir)) }
+
+// mapped are the metadata fields the mapping reads besides the scope: a mixed-in set's
+// records lose them.
+func (d datasetFlags) mapped() []string {
+	return []string{d.speakerField, d.timeField, d.sessionField, d.queryTime}
+}
+
+// openLoaded opens (or creates and ingests) the database of a loaded data set, as
+// openDataset does.
+func (m *Main) openLoaded(ctx context.Context, d datasetFlags, ds *eval.Dataset) (*eval.Dataset, *cli.Conn, *recall.Engine, error) {
+	name, err := d.dbName(ds)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -30,12 +61,13 @@ func (m *Main) openDataset(ctx context.Context, d datasetFlags) (*eval.Dataset, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s, err := d.settings()
+	cfg, err := d.config(ctx, m.Getenv)
 	if err != nil {
 		c.Close()
-		return nil, nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+		return nil, nil, nil, err
 	}
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true, Settings: &s})
+	cfg.Pool, cfg.NoAccess = c.Runtime, true
+	e, err := recall.New(ctx, cfg)
 	if err != nil {
 		c.Close()
 		return nil, nil, nil, err
