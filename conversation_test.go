@@ -11,6 +11,7 @@ import (
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/ranker"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -19,6 +20,9 @@ type turn struct {
 	id, session, speaker, text string
 	position                   int
 }
+
+// The conversation tests check the pack's rules (neighbours, runs, the cut) over the
+// statement's order: their engine runs without the learned order (TestLearnedOrder covers it).
 
 // conversation writes sessions of turns between two speakers: topic words, some questions,
 // some short replies, a few names. It returns the turns in order.
@@ -68,7 +72,7 @@ func conversationEngine(t *testing.T) (*testdb.DB, *recall.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := recall.New(context.Background(), recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true})
+	e, err := recall.New(context.Background(), recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true, Order: ranker.Off()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +160,37 @@ func TestContextRuns(t *testing.T) {
 				}
 			}
 			checked++
+		}
+		// An attached item names its anchor (the run's item a lane found) and says, in the
+		// pack's words, which way it serves it; a candidate that came as a neighbour is
+		// packed in the trace, never "beyond K".
+		for i, it := range tr.Pack.Items {
+			if it.Context == "" {
+				if it.AttachedTo != 0 || tr.Pack.Attachment(i) != "" {
+					t.Fatalf("%q: %s is attached to %d without a reason", q, it.ExternalID, it.AttachedTo)
+				}
+				continue
+			}
+			var anchor recall.Item
+			for _, x := range runs[it.Run] {
+				if x.Context == "" {
+					anchor = x
+				}
+			}
+			words := tr.Pack.Attachment(i)
+			switch {
+			case it.AttachedTo != anchor.ID || anchor.ID == 0:
+				t.Fatalf("%q: %s attached to %d, its run's anchor is %d", q, it.ExternalID, it.AttachedTo, anchor.ID)
+			case it.Context == "answer" && (it.Position != anchor.Position+1 || !strings.Contains(words, "the question just before it")):
+				t.Fatalf("%q: %s answers %s: %q", q, it.ExternalID, anchor.ExternalID, words)
+			case it.Context == "reply_to" && (it.Position != anchor.Position-1 || !strings.Contains(words, "reply just after it")):
+				t.Fatalf("%q: %s is what %s replies to: %q", q, it.ExternalID, anchor.ExternalID, words)
+			case !strings.Contains(words, anchor.ExternalID):
+				t.Fatalf("%q: %q does not name the anchor %s", q, words, anchor.ExternalID)
+			}
+			if c := tr.Find(it.ID); c != nil && (c.Decision != recall.Packed || c.AttachedTo != anchor.ID) {
+				t.Fatalf("%q: candidate %s, packed as %s's neighbour: decision %s, attached to %d", q, it.ExternalID, anchor.ExternalID, c.Decision, c.AttachedTo)
+			}
 		}
 		// With a budget the run is packed whole or skipped.
 		p, err := e.Recall(ctx, member, q, 60, nil)

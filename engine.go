@@ -17,6 +17,7 @@ import (
 	"github.com/recall-engine/recall/access"
 	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/ranker"
 	"github.com/recall-engine/recall/rerank"
 	"github.com/recall-engine/recall/sql"
 	"github.com/recall-engine/recall/statement"
@@ -44,7 +45,15 @@ type Config struct {
 	Embedder embed.Embedder      // nil: the built-in hashing embedder, embed.NewHashing(0)
 	Reranker rerank.Reranker     // nil or rerank.None{}: no rerank stage
 	Tokens   budget.TokenCounter // nil: the ONNX model's tokenizer when one is configured, else budget.Bytes4
-	Settings *statement.Settings // nil: statement.DefaultSettings(); change later with SetSettings
+	Settings *statement.Settings // nil: the profile's (Profile); change later with SetSettings
+	// Profile names the defaults of Settings and Order: ProfileHashing, ProfileExternal, or ""
+	// to pick by the embedder (the hashing profile for the built-in embedder, the external one
+	// for any other). Engine.Profile says which was taken.
+	Profile string
+
+	// Order is the learned order applied to the statement's candidates before the reranker
+	// (package ranker); nil: the profile's. ranker.Off() keeps the statement's fused order.
+	Order *ranker.Model
 
 	RerankDepth   int     // candidates the reranker scores (0: 32)
 	RerankMin     int     // fewer candidates than this skip reranking (0: 5)
@@ -76,6 +85,10 @@ type Engine struct {
 	recorder *access.Recorder
 	writer   *write.Writer
 	ownPools []*pgxpool.Pool // the pools Open made, closed by Close
+	profile  string          // the profile's name (Config.Profile)
+	// profileWarn says when an embedder of meaning runs with the hashing embedder's fit; each
+	// pack carries it.
+	profileWarn atomic.Value
 	// lastWrite is, per user ID, the primary's WAL position after the user's last write
 	// through this Engine (Options.ReadYourWrites).
 	lastWrite sync.Map
@@ -211,7 +224,15 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		cfg.Now = time.Now
 	}
 	e := &Engine{cfg: cfg, recorder: access.New(cfg.AccessPool, cfg.AccessTimeout), writer: &write.Writer{Pool: cfg.Pool, Embedder: cfg.Embedder}}
-	s := statement.DefaultSettings()
+	prof, err := ProfileFor(cfg.Profile, cfg.Embedder)
+	if err != nil {
+		return nil, err
+	}
+	if e.cfg.Order == nil {
+		e.cfg.Order = prof.Order
+	}
+	e.profile = prof.Name
+	s := prof.Settings
 	if cfg.Settings != nil {
 		s = *cfg.Settings
 	}
@@ -219,6 +240,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("recall: Config.Settings: %w", err)
 	}
 	e.settings.Store(&s)
+	e.profileWarn.Store(profileWarning(e.cfg.Embedder, s, e.cfg.Order))
 	return e, nil
 }
 
@@ -233,8 +255,12 @@ func (e *Engine) SetSettings(s statement.Settings) error {
 		return err
 	}
 	e.settings.Store(&s)
+	e.profileWarn.Store(profileWarning(e.cfg.Embedder, s, e.cfg.Order))
 	return nil
 }
+
+// Profile names the profile whose defaults the engine took (Config.Profile).
+func (e *Engine) Profile() string { return e.profile }
 
 // Embedder returns the embedder in use.
 func (e *Engine) Embedder() embed.Embedder { return e.cfg.Embedder }

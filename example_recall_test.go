@@ -35,9 +35,9 @@ func ExampleEngine_Recall() {
 	}
 	fmt.Printf("%d of %d tokens, %d omitted, %d accesses recorded\n", pack.Used, pack.Budget, len(pack.Omitted), pack.Accessed)
 	// Output:
-	// 1. m01 [vector#1 bm25#1 mention#2 graph#3] Alice Martin moved to Lisbon in March 2021 to work on the harbor project.
-	// 2. m08 [vector#2 bm25#2 mention#2 graph#3] In July 2021 Alice flew from Lisbon to Tokyo for a conference on ports.
-	// 3. m09 [vector#3 bm25#3 mention#2 graph#1] Tokyo was humid; Alice met Dan Wu at the conference dinner.
+	// 1. m01 [vector#1 bm25#1 mention#2 graph#3 context#1] Alice Martin moved to Lisbon in March 2021 to work on the harbor project.
+	// 2. m08 [vector#2 bm25#2 mention#2 graph#3 context#2] In July 2021 Alice flew from Lisbon to Tokyo for a conference on ports.
+	// 3. m09 [vector#3 bm25#3 mention#2 graph#1 context#3] Tokyo was humid; Alice met Dan Wu at the conference dinner.
 	// 52 of 60 tokens, 6 omitted, 3 accesses recorded
 }
 
@@ -64,14 +64,15 @@ func ExampleEngine_Trace() {
 	fmt.Print(tr.Why(top))
 	fmt.Printf("packed %d, accesses recorded %d\n", len(tr.Pack.Items), tr.Pack.Accessed)
 	// Output:
-	// memory 3 (m03): fused #1, score 0.282143 = RRF 0.282143
+	// memory 3 (m03): fused #1, score 0.615476 = RRF 0.615476
 	//   vector    rank   1  score     0.3705  adds 0.016667
 	//   bm25      rank   1  score     6.7982  adds 0.233333
 	//   mention   rank   2  score     1.3122  adds 0.025000
 	//   graph     rank   5  score     0.3542  adds 0.007143
 	//   temporal  not found
 	//   title     not found
-	//   context   not found
+	//   context   rank   1  score     6.7982  adds 0.333333
+	//   learned order hashing-v1: score 8.9031 = +2.6957 cover_idf (1) +1.9432 context_rel (1) -1.3769 cover (1) +1.3325 lane_context (0.333) +1.1882 bm25_rel (1) and 10 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/pack"
+	"github.com/recall-engine/recall/ranker"
 	"github.com/recall-engine/recall/rerank"
 	"github.com/recall-engine/recall/statement"
 	"github.com/recall-engine/recall/when"
@@ -28,6 +29,9 @@ type Options struct {
 	Plan statement.Plan
 	// NoRerank skips the rerank stage.
 	NoRerank bool
+	// NoOrder keeps the statement's fused order: the learned order (Config.Order) is not
+	// applied. A plan of one lane never has it.
+	NoOrder bool
 	// Altitude chooses between summaries and the memories they cover ("": auto).
 	Altitude Altitude
 	// GraphContext adds the relations between the query's entities and the packed items' to
@@ -81,13 +85,16 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 		opts = &Options{}
 	}
 	r := &run{pack: &Pack{Query: query, Budget: budgetTokens}}
+	if w, _ := e.profileWarn.Load().(string); w != "" {
+		r.warn("settings", errors.New(w))
+	}
 	if err := e.prepare(ctx, r, user, query, budgetTokens, opts); err != nil {
 		return nil, err
 	}
 	if err := e.retrieve(ctx, r, user, opts.ReadYourWrites, trace); err != nil {
 		return nil, err
 	}
-	if err := e.order(ctx, r, opts.NoRerank); err != nil {
+	if err := e.order(ctx, r, opts); err != nil {
 		return nil, err
 	}
 	e.packItems(r, opts)
@@ -221,14 +228,22 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 	return err
 }
 
-// order puts the first K candidates in merit order: the reranker's scores over the head,
-// direct sources first, the rest in statement order; then MMR when configured.
-func (e *Engine) order(ctx context.Context, r *run, noRerank bool) error {
+// order puts the first K candidates in merit order: the learned order (Config.Order) over
+// them, then the reranker's scores over the head, direct sources first, the rest in that
+// order; then MMR when configured.
+func (e *Engine) order(ctx context.Context, r *run, opts *Options) error {
 	s := r.req.settings
 	cands, cut := pack.CutWeak(pack.Head(r.all, s.K), s.CutRatio, s.CutRank)
 	r.pack.Cut = cut
 	t := time.Now()
-	scores, err := e.rerank(ctx, r, cands, noRerank)
+	// The learned order ranks what several lanes found; a plan of one lane (an evaluation
+	// arm: the lane alone) keeps that lane's order.
+	if m := e.cfg.Order; m != nil && !opts.NoOrder && len(r.req.st.Lanes) > 1 {
+		cands = learnedOrder(m, r.req.query, cands, s.RRFK)
+	}
+	r.pack.Timings.Order = time.Since(t)
+	t = time.Now()
+	scores, err := e.rerank(ctx, r, cands, opts.NoRerank)
 	r.pack.Timings.Rerank = time.Since(t)
 	if err != nil {
 		return err
@@ -240,6 +255,24 @@ func (e *Engine) order(ctx context.Context, r *run, noRerank bool) error {
 	r.ordered = pack.MeritOrder(cands, scores, e.cfg.MMRLambda)
 	r.pack.Timings.Pack = time.Since(t)
 	return nil
+}
+
+// learnedOrder orders cands by the model's scores of their features (package ranker),
+// keeping each candidate's features and score for a trace.
+func learnedOrder(m *ranker.Model, query string, cands []pack.Ranked, rrfK float64) []pack.Ranked {
+	head := make([]statement.Candidate, len(cands))
+	for i, c := range cands {
+		head[i] = c.Candidate
+	}
+	xs := ranker.Extract(query, head, rrfK)
+	out := make([]pack.Ranked, len(cands))
+	for i, j := range m.Order(xs) {
+		c := cands[j]
+		score := m.Score(xs[j])
+		c.Features, c.OrderScore = xs[j], &score
+		out[i] = c
+	}
+	return out
 }
 
 // rerank scores the head with the cross-encoder; a failure drops the stage with a warning

@@ -19,6 +19,7 @@ import (
 	"github.com/recall-engine/recall/embed"
 	embedonnx "github.com/recall-engine/recall/embed/onnx"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/ranker"
 	rerankonnx "github.com/recall-engine/recall/rerank/onnx"
 	"github.com/recall-engine/recall/statement"
 )
@@ -90,7 +91,7 @@ func TestRecallPacksInStatementOrderAndRecordsAccess(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	e := b.engine(t, recall.Config{})
+	e := b.engine(t, recall.Config{Order: ranker.Off()}) // the statement's order: TestLearnedOrder covers the learned one
 	const q = "Who inspected the cranes in Rotterdam?"
 	// The trace is the same path without recording: its pack must be Recall's pack.
 	tr, err := e.Trace(ctx, member, q, 50, nil)
@@ -288,7 +289,7 @@ func TestRerankOrdersTheHead(t *testing.T) {
 	const q = "harbor cranes delivery"
 	// Shorter texts score higher: the opposite of nothing in particular, easy to check.
 	short := &scripted{score: func(d string) float32 { return -float32(len(d)) }}
-	e := b.engine(t, recall.Config{Reranker: short, RerankDepth: 4, NoAccess: true})
+	e := b.engine(t, recall.Config{Reranker: short, RerankDepth: 4, NoAccess: true, Order: ranker.Off()})
 	tr, err := e.Trace(ctx, member, q, 1000, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/recall-engine/recall/pack"
+	"github.com/recall-engine/recall/ranker"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -31,8 +33,12 @@ type Trace struct {
 	// Context are the neighbours that came into the pack's walk with a candidate.
 	Context []TraceContext
 
-	now time.Time // the query time, for Reorder
-	mmr float64
+	// Order is the learned order the recall applied (nil: none, Options.NoOrder or ranker.Off).
+	Order *ranker.Model
+	// Now is the query time (recency, the question's relative times); MMRLambda the engine's
+	// diversity setting: what Reorder needs besides the candidates.
+	Now       time.Time
+	MMRLambda float64
 }
 
 // TraceContext is a neighbour that came with a candidate to be read with it: why ("answer":
@@ -50,10 +56,17 @@ type TraceContext struct {
 type TraceCandidate struct {
 	statement.Candidate
 	FusedRank   int      // 1-based place in the statement's order
-	MeritRank   int      // 1-based place after reranking and direct sources (0: beyond K)
+	MeritRank   int      // 1-based place after the learned order, reranking and direct sources (0: beyond K)
 	RerankScore *float32 // nil when not reranked
-	Tokens      int
-	Decision    Decision
+	// Features are the candidate's features in the learned order (ranker.Features order) and
+	// OrderScore its score there; nil without a learned order, or beyond K.
+	Features   []float64
+	OrderScore *float64
+	Tokens     int
+	Decision   Decision
+	// AttachedTo is the candidate whose unit took this one as a neighbour (its memory id; 0:
+	// none): its Decision is that unit's.
+	AttachedTo int64
 }
 
 // Trace runs the recall path for user without recording access and returns everything it
@@ -67,7 +80,7 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 		Pack: r.pack, SearchText: r.req.search, Mentions: r.req.q.Mentions,
 		Shape: r.req.st.Shape, SQL: r.req.st.SQL, Settings: r.req.settings,
 		K: min(r.req.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
-		now: r.req.q.Now, mmr: e.cfg.MMRLambda,
+		Now: r.req.q.Now, MMRLambda: e.cfg.MMRLambda,
 	}
 	for i, c := range r.all {
 		tr.Candidates[i] = TraceCandidate{Candidate: c, FusedRank: i + 1, Decision: BeyondK, Tokens: e.cfg.Tokens.Count(c.Text)}
@@ -77,6 +90,10 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 	at := func(c pack.Ranked) *TraceCandidate { return &tr.Candidates[c.FusedRank-1] }
 	for m, c := range r.ordered {
 		at(c).MeritRank, at(c).RerankScore = m+1, c.RerankScore
+		at(c).Features, at(c).OrderScore = c.Features, c.OrderScore
+		if c.OrderScore != nil {
+			tr.Order = e.cfg.Order
+		}
 	}
 	mark := func(u pack.Unit, d Decision) {
 		for _, m := range u.Members {
@@ -84,7 +101,12 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 				at(m).Decision = d
 				continue
 			}
-			tr.Context = append(tr.Context, TraceContext{ID: m.ID, ExternalID: m.ExternalID, Of: u.Members[u.Hit].ID, Why: m.Why, Decision: d})
+			anchor := u.Members[u.Hit].ID
+			tr.Context = append(tr.Context, TraceContext{ID: m.ID, ExternalID: m.ExternalID, Of: anchor, Why: m.Why, Decision: d})
+			// A neighbour that is a candidate too went with its anchor: it was considered.
+			if c := tr.Find(m.ID); c != nil {
+				c.Decision, c.AttachedTo = d, anchor
+			}
 		}
 	}
 	for _, it := range r.packed.Walk.Items {
@@ -160,9 +182,20 @@ func (t *Trace) Why(c *TraceCandidate) string {
 			fmt.Fprintf(&b, "  brings %s (%s): %s\n", x.ExternalID, x.Why, x.Decision)
 		}
 	}
+	if c.AttachedTo != 0 {
+		anchor := fmt.Sprint(c.AttachedTo)
+		if a := t.Find(c.AttachedTo); a != nil {
+			anchor = a.ExternalID
+		}
+		fmt.Fprintf(&b, "  attached to %s as its neighbour, and packed with it\n", anchor)
+	}
+	if c.OrderScore != nil && t.Order != nil {
+		fmt.Fprintf(&b, "  learned order %s: score %.4f =%s\n", t.Order.Name, *c.OrderScore, contributions(t.Order, c.Features))
+	}
 	switch {
-	case c.MeritRank == 0:
+	case c.MeritRank == 0 && c.AttachedTo == 0:
 		fmt.Fprintf(&b, "  beyond the %d candidates ordered and packed\n", t.K)
+	case c.MeritRank == 0:
 	case c.RerankScore != nil:
 		fmt.Fprintf(&b, "  rerank score %.4f, merit #%d\n", *c.RerankScore, c.MeritRank)
 	default:
@@ -183,17 +216,52 @@ func (t *Trace) Why(c *TraceCandidate) string {
 	return b.String()
 }
 
-// Reorder fuses the trace's candidates (every lane's, read once) with settings s as the
-// statement would (statement.Fuse), orders and groups them as Recall does without a
-// reranker, and returns the external ids in the order a pack with room for all of them
-// gives. It is how aizk-eval tune fits settings without running the statement again; with
-// the trace's own settings it gives what its Recall gave.
-func (t *Trace) Reorder(s statement.Settings) []string {
+// Head fuses the trace's candidates (every lane's, read once) with settings s as the
+// statement would (statement.Fuse) and returns its first K after the relative cut: what the
+// learned order and the reranker of a Recall with s would take.
+func (t *Trace) Head(s statement.Settings) []pack.Ranked {
 	cands := make([]statement.Candidate, len(t.Candidates))
 	for i, c := range t.Candidates {
 		cands[i] = c.Candidate
 	}
-	head := pack.Head(statement.Fuse(cands, s, t.now), s.K)
-	head, _ = pack.CutWeak(head, s.CutRatio, s.CutRank)
-	return pack.IDs(pack.Units(pack.MeritOrder(head, nil, t.mmr), s.ContextHits))
+	head, _ := pack.CutWeak(pack.Head(statement.Fuse(cands, s, t.Now), s.K), s.CutRatio, s.CutRank)
+	return head
+}
+
+// Reorder orders the trace's candidates as Recall does without a reranker, with settings s
+// and the trace's learned order (Order), and returns the external ids in the order a pack
+// with room for all of them gives. It is how aizk-eval tune fits settings without running
+// the statement again; with the trace's own settings it gives what its Recall gave.
+func (t *Trace) Reorder(s statement.Settings) []string { return t.ReorderWith(s, t.Order) }
+
+// ReorderWith is Reorder with learned order m (nil: the fused order; a plan of one lane has
+// none, as in Recall).
+func (t *Trace) ReorderWith(s statement.Settings, m *ranker.Model) []string {
+	head := t.Head(s)
+	if m != nil && len(t.Shape.Plan.Lanes()) > 1 {
+		head = learnedOrder(m, t.Pack.Query, head, s.RRFK)
+	}
+	return pack.IDs(pack.Units(pack.MeritOrder(head, nil, t.MMRLambda), s.ContextHits))
+}
+
+// contributions writes a candidate's five largest features' shares of its learned-order
+// score, largest first, with each feature's value: " +0.4120 nb_best (0.0667) ...", and how
+// many more there are (TraceCandidate.Features has them all).
+func contributions(m *ranker.Model, x []float64) string {
+	parts := m.Contributions(x)
+	idx := make([]int, 0, len(parts))
+	for i, v := range parts {
+		if v != 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(math.Abs(parts[b]), math.Abs(parts[a])) })
+	var b strings.Builder
+	for _, i := range idx[:min(5, len(idx))] {
+		fmt.Fprintf(&b, " %+.4f %s (%.3g)", parts[i], ranker.Features[i], x[i])
+	}
+	if len(idx) > 5 {
+		fmt.Fprintf(&b, " and %d more", len(idx)-5)
+	}
+	return b.String()
 }

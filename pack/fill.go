@@ -93,9 +93,13 @@ func (p *Pack) addItems(units []budget.Packed[Unit], c budget.TokenCounter) map[
 			runs++
 			run = runs
 		}
+		anchor := it.Item.Members[it.Item.Hit].ID
 		for _, m := range it.Item.Members {
 			item := newItem(m, c.Count(m.Text), it.Truncated)
 			item.Run, item.Context = run, m.Why
+			if m.Why != "" {
+				item.AttachedTo = anchor
+			}
 			p.Items = append(p.Items, item)
 			inPack[m.ID] = true
 			if m.Source != nil && !seen[m.Source.ID] {
@@ -113,7 +117,7 @@ func newItem(c Ranked, tokens int, truncated bool) Item {
 		Entities:      c.Entities,
 		OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
 		Score: c.Score, Direct: c.Direct, StatementRank: c.FusedRank, Lanes: c.Lanes, RerankScore: c.RerankScore,
-		Position: c.Position, Speaker: c.Speaker, Covers: c.Covers,
+		Position: c.Position, Speaker: c.Speaker, Covers: c.Covers, OrderScore: c.OrderScore,
 	}
 	if s := c.Source; s != nil {
 		it.SourceID, it.SourceTitle, it.SourceURI = s.ID, s.Title, s.URI

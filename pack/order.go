@@ -14,6 +14,10 @@ type Ranked struct {
 	FusedRank   int      // 1-based place in the statement's order
 	RerankScore *float32 // nil when not reranked
 	Why         string   // for a neighbour that came with a candidate: "answer" or "reply_to"
+	// Features are the candidate's features when a learned order ranked it (package ranker),
+	// and OrderScore its score there; nil without one.
+	Features   []float64
+	OrderScore *float64
 }
 
 // Unit is what the budget walk takes: a candidate, alone or with the neighbours it needs to

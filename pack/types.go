@@ -117,11 +117,18 @@ type Item struct {
 	Position int    `json:"position,omitempty"`
 	Speaker  string `json:"speaker,omitempty"`
 	// Run numbers the items packed together, a memory and the neighbours it needs to be read,
-	// adjacent and in their places' order (0: the item stands alone). Context says why a
-	// neighbour is there: "answer" (it answers the question before it) or "reply_to" (the
-	// short reply after it answers it).
-	Run     int    `json:"run,omitempty"`
-	Context string `json:"context,omitempty"`
+	// adjacent and in their places' order (0: the item stands alone). A neighbour was not
+	// found by a lane (its Lanes are empty, its Score 0): it is attached to the item it is
+	// read with, AttachedTo (that memory's id), and Context says why: "answer" (it answers
+	// that item, the question just before it) or "reply_to" (that item, the short reply just
+	// after it, answers it). Attached items are packed and budgeted with their anchor, never
+	// ranked above it on their own.
+	Run        int    `json:"run,omitempty"`
+	Context    string `json:"context,omitempty"`
+	AttachedTo int64  `json:"attached_to,omitempty"`
+	// OrderScore is the learned order's score of the item (nil without one, or for an
+	// attached item).
+	OrderScore *float64 `json:"order_score,omitempty"`
 	// Covers, for a summary, are the ids of the memories it covers.
 	Covers []int64 `json:"covers,omitempty"`
 }
@@ -154,6 +161,29 @@ func (it Item) Provenance() string {
 		parts = append(parts, "direct")
 	}
 	return strings.Join(parts, " ")
+}
+
+// Attachment says, for an attached item of the pack (Item.AttachedTo), why it is there, in
+// words, naming its anchor by its 1-based place in the pack and its external id: "the
+// answer to item 3 (m12), the question just before it". "" for an item that is not attached.
+func (p *Pack) Attachment(i int) string {
+	it := p.Items[i]
+	if it.AttachedTo == 0 {
+		return ""
+	}
+	anchor := "an item not in the pack"
+	for j, x := range p.Items {
+		if x.ID == it.AttachedTo {
+			anchor = fmt.Sprintf("item %d (%s)", j+1, x.ExternalID)
+		}
+	}
+	switch it.Context {
+	case "answer":
+		return "the answer to " + anchor + ", the question just before it"
+	case "reply_to":
+		return "what " + anchor + ", the short reply just after it, answers"
+	}
+	return "read with " + anchor
 }
 
 // Window is a time span the question names ("last May", "7 July, 2023"), as the temporal
@@ -196,6 +226,7 @@ type Timings struct {
 	Embed     time.Duration `json:"embed_ns"`     // query embedding
 	Entities  time.Duration `json:"entities_ns"`  // query entity mentions (runs while the query is embedded)
 	Statement time.Duration `json:"statement_ns"` // the recall statement's transaction
+	Order     time.Duration `json:"order_ns"`     // the learned order
 	Rerank    time.Duration `json:"rerank_ns"`
 	Pack      time.Duration `json:"pack_ns"`   // merit order and the budget walk
 	Access    time.Duration `json:"access_ns"` // the access recording transaction

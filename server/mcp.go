@@ -273,8 +273,8 @@ func PackText(p *recall.Pack) string {
 		if it.OccurredStart != nil {
 			meta = append(meta, "at "+it.OccurredStart.Format("2006-01-02 15:04"))
 		}
-		if it.Context != "" {
-			meta = append(meta, "context for the item before ("+it.Context+")")
+		if a := p.Attachment(i); a != "" {
+			meta = append(meta, a)
 		}
 		fmt.Fprintf(&b, "\n[%d] %s\n%s\n", i+1, strings.Join(meta, " · "), it.Text)
 	}

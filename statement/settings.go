@@ -360,8 +360,12 @@ func (s *Settings) UnmarshalJSON(b []byte) error {
 
 // LoadSettings reads a settings file (JSON: an object of settings by name, e.g.
 // {"rrf_k": 30, "weights": {"vector": 0.2}}) over the defaults and validates the result.
-func LoadSettings(path string) (Settings, error) {
-	s := DefaultSettings()
+func LoadSettings(path string) (Settings, error) { return LoadSettingsOver(DefaultSettings(), path) }
+
+// LoadSettingsOver reads a settings file over base (a profile's settings) and validates the
+// result: what the file does not name keeps base's value.
+func LoadSettingsOver(base Settings, path string) (Settings, error) {
+	s := base
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return s, fmt.Errorf("statement: settings file: %w", err)

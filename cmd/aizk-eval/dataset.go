@@ -1,17 +1,19 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/eval"
+	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/statement"
 )
@@ -32,10 +34,12 @@ type datasetFlags struct {
 	bm25B        float64
 	weights      string
 	rrfK         float64
-	settingsFile string
-	summarize    string // groupings to summarize after ingest ("session", "community", both comma-separated)
-	summaryCap   int    // a summary's token cap
+	engine       cli.EngineFlags // the embedder, profile, settings file, --set and learned order
+	summarize    string          // groupings to summarize after ingest ("session", "community", both comma-separated)
+	summaryCap   int             // a summary's token cap
 	altitude     string
+	with         string // a second data set spread over this one's scopes (eval.Mix)
+	withSplit    string
 	set          map[string]bool // the flags given
 }
 
@@ -45,16 +49,32 @@ func (d *datasetFlags) visit(fs *flag.FlagSet) {
 	fs.Visit(func(f *flag.Flag) { d.set[f.Name] = true })
 }
 
-// settings are the statement settings of the evaluation: the settings file's (or the
-// defaults), with the changes of the flags given.
-func (d datasetFlags) settings() (statement.Settings, error) {
-	s := statement.DefaultSettings()
-	if d.settingsFile != "" {
-		var err error
-		if s, err = statement.LoadSettings(d.settingsFile); err != nil {
-			return s, err
-		}
+// config is the engine configuration of the evaluation (cli.EngineFlags: the embedder,
+// profile, settings file, --set, learned order), with the changes of the older per-setting
+// flags given (--bm25-*, --rrf-k, --weights: kept as shorthands of --set).
+func (d datasetFlags) config(ctx context.Context, getenv func(string) string) (recall.Config, error) {
+	cfg, err := d.engine.Config(ctx, getenv)
+	if err != nil {
+		return cfg, err
 	}
+	base := cfg.Settings
+	if base == nil {
+		prof, err := recall.ProfileFor(cfg.Profile, cfg.Embedder)
+		if err != nil {
+			return cfg, err
+		}
+		base = &prof.Settings
+	}
+	s, err := d.settings(*base)
+	if err != nil {
+		return cfg, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
+	cfg.Settings = &s
+	return cfg, nil
+}
+
+// settings applies the per-setting flags given to s.
+func (d datasetFlags) settings(s statement.Settings) (statement.Settings, error) {
 	if d.set["bm25-postings"] {
 		s.BM25Postings = d.bm25Postings
 	}
@@ -93,23 +113,24 @@ const defaultScope = "eval"
 // loadVersion changes when the same corpus and flags would be ingested differently.
 const loadVersion = "5"
 
-// dbName is the database of a dataset: a hash of the corpus and of every flag that changes
+// dbName is the database of a dataset: a hash of its corpus and of every flag that changes
 // what is stored, so a changed corpus or mapping gets a fresh database and an unchanged one
 // is reused.
-func (d datasetFlags) dbName() (string, error) {
+func (d datasetFlags) dbName(ds *eval.Dataset) (string, error) {
 	h := sha256.New()
-	f, err := os.ReadFile(filepath.Join(d.dir, "corpus.jsonl"))
-	if err != nil {
-		return "", err
+	enc := json.NewEncoder(h)
+	for _, doc := range ds.Corpus {
+		if err := enc.Encode(doc); err != nil {
+			return "", err
+		}
 	}
-	h.Write(f)
-	emb, err := embed.NewHashing(0) // the engine's embedder (Config.Embedder nil)
+	emb, err := d.embedderName()
 	if err != nil {
 		return "", err
 	}
 	// The schema and the embedder change what is stored as much as the mapping does.
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v\x00%s\x00%s\x00%s\x00%s", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract,
-		d.sessionField, d.timeLayout, migrations.Hash(), emb.Name())
+		d.sessionField, d.timeLayout, migrations.Hash(), emb)
 	if d.summarize != "" { // summaries change what is stored; without them the name is as before
 		fmt.Fprintf(h, "\x00summaries 2 %s %d", d.summarize, d.summaryCap) // 2: the summarizer skips repeats and isolated sentences
 	}
@@ -128,12 +149,8 @@ func (d datasetFlags) docScope(meta map[string]any) (string, error) {
 	return v, nil
 }
 
-func (m *Main) datasetFlags(fs interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-	IntVar(*int, string, int, string)
-	Float64Var(*float64, string, float64, string)
-}, d *datasetFlags) {
+func (m *Main) datasetFlags(fs *flag.FlagSet, d *datasetFlags) {
+	d.engine.Register(fs)
 	fs.StringVar(&d.dir, "dataset", "", "BEIR-format directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
 	fs.StringVar(&d.split, "split", "test", "qrels split to run")
 	fs.StringVar(&d.scopeField, "scope-field", "", "metadata field naming each document's and query's scope")
@@ -147,9 +164,24 @@ func (m *Main) datasetFlags(fs interface {
 	fs.Float64Var(&d.bm25K1, "bm25-k1", statement.DefaultSettings().BM25K1, "BM25 term-frequency saturation k1")
 	fs.Float64Var(&d.bm25B, "bm25-b", statement.DefaultSettings().BM25B, "BM25 length normalisation b, in [0, 1]")
 	fs.StringVar(&d.weights, "weights", "", "lane weights of the fusion, e.g. vector=0.5,bm25=1 (default: the engine's)")
-	fs.StringVar(&d.settingsFile, "settings", "", "settings file (JSON, as aizk-eval tune writes) the engine starts from; the flags above change it")
 	fs.Float64Var(&d.rrfK, "rrf-k", 0, "RRF constant k (0: the engine's)")
 	fs.StringVar(&d.summarize, "summarize", "", "after ingest, summarize every scope by these groupings (session, community; comma-separated), as recall summarize does")
 	fs.IntVar(&d.summaryCap, "summary-tokens", recall.DefaultSummaryTokens, "with --summarize: a summary's token cap")
 	fs.StringVar(&d.altitude, "altitude", "auto", "the packs' altitude: auto, memories or summaries")
+	fs.StringVar(&d.with, "with", "", "a second BEIR-format data set whose documents are spread over --dataset's scopes (--scope-field), its judged queries asked with the first's: kinds of memory in one scope")
+	fs.StringVar(&d.withSplit, "with-split", "train", "the qrels split of --with")
+}
+
+// embedderName names the embedder the flags configure (the built-in one's without one).
+func (d datasetFlags) embedderName() (string, error) {
+	e, err := d.engine.Embedder(context.Background())
+	if err != nil {
+		return "", err
+	}
+	if e == nil {
+		if e, err = embed.NewHashing(0); err != nil {
+			return "", err
+		}
+	}
+	return e.Name(), nil
 }

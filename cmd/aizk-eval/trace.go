@@ -141,11 +141,16 @@ func (m *Main) traceSubject(ctx context.Context, d datasetFlags, queryID string,
 		slices.Sort(sub.relevant)
 		return sub, nil
 	case d.dir == "" && queryID == "" && len(pos) == 1:
+		cfg, err := d.config(ctx, m.Getenv)
+		if err != nil {
+			return subject{}, err
+		}
 		c, err := m.Connect(ctx, true)
 		if err != nil {
 			return subject{}, err
 		}
-		e, err := recall.New(ctx, recall.Config{Pool: c.Runtime})
+		cfg.Pool = c.Runtime
+		e, err := recall.New(ctx, cfg)
 		if err != nil {
 			c.Close()
 			return subject{}, err

@@ -25,6 +25,8 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	format := fs.String("format", "auto", "auto, native, beir or turns (auto: each line's keys say which)")
 	batch := fs.Int("batch", 500, "memories per transaction")
 	noExtract := fs.Bool("no-extract", false, "do not extract entity names from texts")
+	var ef cli.EngineFlags
+	ef.RegisterEmbedder(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall ingest FILE... [flags]\n\n"+
 			"Reads JSONL: native records ({\"type\": \"source\"|\"memory\"|\"entity\"|\"relation\", ...}),\n"+
@@ -46,12 +48,16 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	if *batch < 1 || *batch > 10000 {
 		return fmt.Errorf("%w: --batch %d: want 1..10000", cli.ErrUsage, *batch)
 	}
+	emb, err := ef.Embedder(ctx)
+	if err != nil {
+		return err
+	}
 	c, err := m.Connect(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime})
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, Embedder: emb})
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,8 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	altitude := fs.String("altitude", "auto", "summaries or memories: auto (the budget decides), memories, summaries")
 	graph := fs.Bool("graph-context", false, "add the relations between the question's entities and the packed memories'")
 	replicaURL := fs.String("replica-url", m.Getenv("RECALL_REPLICA_URL"), "run the statement on this streaming replica (as recall_runtime); access is recorded on the primary (RECALL_REPLICA_URL)")
+	var ef cli.EngineFlags
+	ef.Register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall query \"question\" [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -66,12 +68,16 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	if defaulted {
 		scopes = scopesFlag{"default"}
 	}
+	cfg, err := ef.Config(ctx, m.Getenv)
+	if err != nil {
+		return err
+	}
 	c, err := m.Connect(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	cfg := recall.Config{Pool: c.Runtime, NoAccess: *noAccess}
+	cfg.Pool, cfg.NoAccess = c.Runtime, *noAccess
 	if *replicaURL != "" {
 		pc, err := recall.PoolConfig(*replicaURL, recall.PoolOptions{MinConns: 1})
 		if err != nil {
@@ -149,6 +155,10 @@ func printPack(w io.Writer, p *recall.Pack) {
 		rel := 0.0
 		if best > 0 {
 			rel = it.Score / best
+		}
+		if a := p.Attachment(i); a != "" {
+			fmt.Fprintf(w, "    %s\n    attached: %s\n", strings.Join(meta, " · "), a)
+			continue
 		}
 		fmt.Fprintf(w, "    %s\n    found by %s (score %.2f of the best)\n", strings.Join(meta, " · "), it.Provenance(), rel)
 	}

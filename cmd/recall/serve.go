@@ -24,6 +24,7 @@ type serverFlags struct {
 	shutdownGrace               time.Duration
 	logLevel                    string
 	replicaURL                  string
+	engine                      cli.EngineFlags
 }
 
 // envFlags maps each flag that has one to its environment variable.
@@ -43,6 +44,7 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM, how long in-flight requests may take to finish")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (RECALL_LOG_LEVEL)")
 	fs.StringVar(&f.replicaURL, "replica-url", "", "a streaming replica's URL as recall_runtime: recalls run there, writes and access on the primary (RECALL_REPLICA_URL)")
+	f.engine.Register(fs)
 	return f
 }
 
@@ -85,13 +87,17 @@ func (m *Main) openServer(ctx context.Context, f *serverFlags) (*server.Server, 
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return nil, nil, fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", cli.ErrUsage, f.logLevel)
 	}
+	cfg, err := f.engine.Config(ctx, m.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
 	c, err := m.Connect(ctx, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	runtimeURL := c.RuntimeURL
 	c.Close() // the engine's own pool serves the keys too
-	e, err := recall.Open(ctx, runtimeURL, recall.Config{}, recall.PoolOptions{MaxConns: int32(f.maxConns), ReplicaURL: f.replicaURL})
+	e, err := recall.Open(ctx, runtimeURL, cfg, recall.PoolOptions{MaxConns: int32(f.maxConns), ReplicaURL: f.replicaURL})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,6 +23,8 @@ func (m *Main) summarize(ctx context.Context, args []string) error {
 	chatModel := fs.String("chat-model", "", "with --chat-url: the model")
 	chatKey := fs.String("chat-key-env", "", "with --chat-url: the environment variable holding its API key")
 	chatTimeout := fs.Duration("chat-timeout", 60*time.Second, "with --chat-url: per request")
+	var ef cli.EngineFlags
+	ef.RegisterEmbedder(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: recall summarize --scope S [flags]\n\n"+
 			"Groups the scope's memories by session and by entity community, writes a summary of each\n"+
@@ -44,12 +46,16 @@ func (m *Main) summarize(ctx context.Context, args []string) error {
 			return fmt.Errorf("%w: %v", cli.ErrUsage, err)
 		}
 	}
+	emb, err := ef.Embedder(ctx)
+	if err != nil {
+		return err
+	}
 	c, err := m.Connect(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true})
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true, Embedder: emb})
 	if err != nil {
 		return err
 	}

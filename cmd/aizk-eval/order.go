@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/recall-engine/recall/eval"
+	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/ranker"
+	"github.com/recall-engine/recall/statement"
+)
+
+// orderQuery is one traced query as the order's fit reads it.
+type orderQuery struct {
+	tracedQuery
+	set    string
+	file   string // the traces file's name: a set alone, or mixed with another
+	metric eval.Metric
+	x      [][]float64 // the head's features
+	rel    []bool
+}
+
+// order: aizk-eval order --traces FILE[,FILE...] [--folds-by conv,set] --out FILE
+func (m *Main) order(ctx context.Context, args []string) error {
+	fs := m.Flags("order")
+	files := fs.String("traces", "", "traces files (aizk-eval traces), comma-separated: the queries fitted on")
+	score := fs.String("score", "", "traces files, comma-separated, scored with the fitted model and never fitted on (a test split)")
+	metric := fs.String("metric", "recall@10", "the metric of every set ("+eval.MetricNames()+")")
+	metricFor := fs.String("metric-for", "", "other metrics by set, e.g. scifact=ndcg@10 (a query's set: its metadata field set, else its file's name)")
+	folds := fs.String("folds-by", "", "query metadata fields, comma-separated: for each, fit on all but each of its values and score the one left out")
+	group := fs.String("group-field", "", "query metadata field: the held-out headline metric per its value too, against the bm25 lane alone")
+	rrf := fs.Bool("compare-rrf", false, "with --folds-by: also fit the fusion (rrf_k and lane weights) by the same folds, the baseline the order must beat")
+	out := fs.String("out", "", "write the model fitted on every --traces query to FILE (ranker's JSON)")
+	name := fs.String("name", "", "the model's name (default: from --out)")
+	var fo ranker.FitOptions
+	fs.Float64Var(&fo.L2, "l2", 0.01, "L2 penalty on the standardized weights")
+	fs.IntVar(&fo.Iterations, "iterations", 300, "gradient steps")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "usage: aizk-eval order --traces FILE[,FILE...] --out FILE [flags]\n\n"+
+			"Fits the learned order (package ranker: a linear model over each candidate's features)\n"+
+			"to traced queries by pairwise logistic regression, reports it against the fused order\n"+
+			"per set, held out by each --folds-by field, and writes the model fitted on all of them.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || *files == "" || *out == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: --traces and --out are required", cli.ErrUsage)
+	}
+	metrics, err := parseMetrics(*metric, *metricFor)
+	if err != nil {
+		return fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
+	train, err := loadOrderQueries(*files, metrics)
+	if err != nil {
+		return err
+	}
+	var test []orderQuery
+	if *score != "" {
+		if test, err = loadOrderQueries(*score, metrics); err != nil {
+			return err
+		}
+	}
+	if *name == "" {
+		*name = strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out))
+	}
+	command := "aizk-eval order " + strings.Join(args, " ")
+	model, err := fitOrder(train, *name, command, fo)
+	if err != nil {
+		return err
+	}
+	w := m.Stdout
+	fmt.Fprintf(w, "# Learned order: %s\n\nMade by:\n\n    %s\n\n", *name, command)
+	fmt.Fprintf(w, "%d queries fitted on (%s); weights:\n\n", len(train), setCounts(train))
+	for _, f := range ranker.Features {
+		fmt.Fprintf(w, "    %-14s %+.4f\n", f, model.Weights[f])
+	}
+	fmt.Fprintln(w)
+	writeOrderTable(w, "In-sample (fitted on every query above)", train, map[string]*ranker.Model{"learned": model}, nil)
+	for _, field := range splitList(*folds) {
+		held := heldOutOrder(train, field, *name, fo)
+		var fitted map[int]statement.Settings
+		if *rrf {
+			fitted = heldOutRRF(train, field)
+		}
+		writeOrderTable(w, "Held out by "+field+" (fitted on the other values)", train, held, fitted)
+		arms := map[string]func(int) []string{
+			"bm25 alone": func(i int) []string { return train[i].Trace.ReorderWith(bm25Alone(train[i].Trace.Settings), nil) },
+			"fused":      func(i int) []string { return train[i].Trace.ReorderWith(train[i].Trace.Settings, nil) },
+			"learned order, held out": func(i int) []string {
+				return train[i].Trace.ReorderWith(train[i].Trace.Settings, held[fmt.Sprint(i)])
+			},
+		}
+		names := []string{"bm25 alone", "fused", "learned order, held out"}
+		if fitted != nil {
+			arms["fitted fusion, held out"] = func(i int) []string { return train[i].Trace.ReorderWith(fitted[i], nil) }
+			names = []string{"bm25 alone", "fused", "fitted fusion, held out", "learned order, held out"}
+		}
+		writeOrderDetail(w, "Every metric, held out by "+field, train, names, arms, *group)
+	}
+	if len(test) > 0 {
+		writeOrderTable(w, "Scored on --score (never fitted on)", test, map[string]*ranker.Model{"learned": model}, nil)
+	}
+	b, err := model.Marshal()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*out, b, 0o644)
+}
+
+// parseMetrics reads --metric and --metric-for into a metric per set ("" for the rest).
+func parseMetrics(def, per string) (map[string]eval.Metric, error) {
+	out := map[string]eval.Metric{}
+	m := eval.MetricByName(def)
+	if m == nil {
+		return nil, fmt.Errorf("--metric %q: want one of %s", def, eval.MetricNames())
+	}
+	out[""] = *m
+	for _, kv := range splitList(per) {
+		set, name, ok := strings.Cut(kv, "=")
+		mm := eval.MetricByName(name)
+		if !ok || mm == nil {
+			return nil, fmt.Errorf("--metric-for %q: want set=metric, metrics %s", kv, eval.MetricNames())
+		}
+		out[set] = *mm
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// loadOrderQueries reads traces files and computes each query's head features with the
+// trace's own settings.
+func loadOrderQueries(files string, metrics map[string]eval.Metric) ([]orderQuery, error) {
+	var out []orderQuery
+	for _, f := range splitList(files) {
+		tqs, err := readTraces(f)
+		if err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".jsonl")
+		for _, tq := range tqs {
+			q := orderQuery{tracedQuery: tq, set: base, file: base}
+			if s, ok := tq.Query.Meta[eval.SetField].(string); ok {
+				q.set = s
+			}
+			mm, ok := metrics[q.set]
+			if !ok {
+				mm = metrics[""]
+			}
+			q.metric = mm
+			s := tq.Trace.Settings
+			head := tq.Trace.Head(s)
+			cands := make([]statement.Candidate, len(head))
+			for i, c := range head {
+				cands[i] = c.Candidate
+				q.rel = append(q.rel, tq.Qrels[c.ExternalID] > 0)
+			}
+			q.x = ranker.Extract(tq.Trace.Pack.Query, cands, s.RRFK)
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}
+
+// fitOrder fits a model on qs.
+func fitOrder(qs []orderQuery, name, fitted string, o ranker.FitOptions) (*ranker.Model, error) {
+	data := make([]ranker.Query, len(qs))
+	for i, q := range qs {
+		data[i] = ranker.Query{X: q.x, Rel: q.rel}
+	}
+	return ranker.New(name, fitted, ranker.Fit(data, o))
+}
+
+// groupsBy splits qs by a metadata field's value, in sorted order.
+func groupsBy(qs []orderQuery, field string) ([]string, map[string][]int) {
+	groups := map[string][]int{}
+	for i, q := range qs {
+		g := fmt.Sprint(q.Query.Meta[field])
+		if field == eval.SetField {
+			g = q.set
+		}
+		groups[g] = append(groups[g], i)
+	}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	slices.Sort(names)
+	return names, groups
+}
+
+// heldOutOrder fits on all but each value of field and returns the model each query is
+// scored with (key: the query's index, as a string, under "learned").
+func heldOutOrder(qs []orderQuery, field, name string, o ranker.FitOptions) map[string]*ranker.Model {
+	names, groups := groupsBy(qs, field)
+	out := map[string]*ranker.Model{}
+	for _, g := range names {
+		var rest []orderQuery
+		for _, h := range names {
+			if h != g {
+				for _, i := range groups[h] {
+					rest = append(rest, qs[i])
+				}
+			}
+		}
+		m, err := fitOrder(rest, name, "", o)
+		if err != nil {
+			continue
+		}
+		for _, i := range groups[g] {
+			out[fmt.Sprint(i)] = m
+		}
+	}
+	return out
+}
+
+// heldOutRRF fits the fusion on all but each value of field by coordinate ascent on the
+// queries' metrics, and returns the settings each query is scored with.
+func heldOutRRF(qs []orderQuery, field string) map[int]statement.Settings {
+	names, groups := groupsBy(qs, field)
+	out := map[int]statement.Settings{}
+	for _, g := range names {
+		var rest []int
+		for _, h := range names {
+			if h != g {
+				rest = append(rest, groups[h]...)
+			}
+		}
+		objective := func(s statement.Settings) float64 {
+			var sum float64
+			for _, i := range rest {
+				sum += qs[i].metric.Fn(qs[i].Trace.ReorderWith(s, nil), qs[i].Qrels)
+			}
+			return sum / float64(max(1, len(rest)))
+		}
+		fit, _, _ := eval.CoordinateAscent(qs[0].Trace.Settings, eval.FusionParams(), objective, 3)
+		for _, i := range groups[g] {
+			out[i] = fit
+		}
+	}
+	return out
+}
+
+// writeOrderTable prints, per set, the mean metric of the fused order (the traces' own
+// settings), the fitted fusion when given, and the learned order: models by query index
+// (the key "learned" for every query).
+func writeOrderTable(w io.Writer, title string, qs []orderQuery, models map[string]*ranker.Model, fitted map[int]statement.Settings) {
+	fmt.Fprintf(w, "## %s\n\n| set | traces | queries | metric | fused | ", title)
+	if fitted != nil {
+		fmt.Fprint(w, "fitted fusion | ")
+	}
+	fmt.Fprint(w, "learned order | learned - fused |\n| --- | --- | --- | --- | --- | ")
+	if fitted != nil {
+		fmt.Fprint(w, "--- | ")
+	}
+	fmt.Fprint(w, "--- | --- |\n")
+	groups := map[[2]string][]int{}
+	var keys [][2]string
+	for i, q := range qs {
+		k := [2]string{q.set, q.file}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
+	for _, key := range keys {
+		var fused, fit, learned []float64
+		for _, i := range groups[key] {
+			q := qs[i]
+			s := q.Trace.Settings
+			fused = append(fused, q.metric.Fn(q.Trace.ReorderWith(s, nil), q.Qrels))
+			if fitted != nil {
+				fit = append(fit, q.metric.Fn(q.Trace.ReorderWith(fitted[i], nil), q.Qrels))
+			}
+			m := models["learned"]
+			if m == nil {
+				m = models[fmt.Sprint(i)]
+			}
+			learned = append(learned, q.metric.Fn(q.Trace.ReorderWith(s, m), q.Qrels))
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %.4f | ", key[0], key[1], len(groups[key]), qs[groups[key][0]].metric.Name, mean(fused))
+		if fitted != nil {
+			fmt.Fprintf(w, "%.4f | ", mean(fit))
+		}
+		p := eval.PairedRandomization(learned, fused, eval.Trials, 1)
+		fmt.Fprintf(w, "%.4f | %+.4f (p %.4f) |\n", mean(learned), mean(learned)-mean(fused), p)
+	}
+	fmt.Fprintln(w)
+}
+
+// setCounts says how many queries each set has.
+func setCounts(qs []orderQuery) string {
+	names, groups := groupsBy(qs, eval.SetField)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, len(groups[n]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// bm25Alone are settings under which the fusion is the bm25 lane's order alone.
+func bm25Alone(s statement.Settings) statement.Settings {
+	s.Weights = statement.Weights{}
+	s.Weights[statement.BM25] = 1
+	s.WRecency, s.WFrequency = 0, 0
+	return s
+}
+
+// writeOrderDetail prints, per set and traces file, every metric of each arm, then the
+// headline metric per value of group with the learned order against the bm25 lane alone.
+// arms are ranked ids by query index, in the order to print.
+func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string, arms map[string]func(i int) []string, group string) {
+	metrics := []string{"ndcg@10", "recall@5", "recall@10", "recall@25", "recall@50"}
+	fmt.Fprintf(w, "## %s\n\n", title)
+	groups := map[[2]string][]int{}
+	var keys [][2]string
+	for i, q := range qs {
+		k := [2]string{q.set, q.file}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
+	for _, key := range keys {
+		idx := groups[key]
+		headline := qs[idx[0]].metric.Name
+		fmt.Fprintf(w, "### %s (%s, %d queries)\n\n| arm | %s | p (%s, against bm25 alone) |\n|%s --- |\n", key[0], key[1], len(idx),
+			strings.Join(metrics, " | "), headline, strings.Repeat(" --- |", len(metrics)+1))
+		per := map[string]map[string][]float64{} // arm -> metric -> per query
+		for _, a := range names {
+			per[a] = map[string][]float64{}
+			scored := metrics
+			if !slices.Contains(scored, headline) {
+				scored = append(slices.Clone(metrics), headline)
+			}
+			for _, i := range idx {
+				ranked := arms[a](i)
+				for _, mn := range scored {
+					per[a][mn] = append(per[a][mn], eval.MetricByName(mn).Fn(ranked, qs[i].Qrels))
+				}
+			}
+		}
+		for _, a := range names {
+			fmt.Fprintf(w, "| %s |", a)
+			for _, mn := range metrics {
+				fmt.Fprintf(w, " %.4f |", mean(per[a][mn]))
+			}
+			if a == "bm25 alone" {
+				fmt.Fprint(w, " |\n")
+				continue
+			}
+			fmt.Fprintf(w, " %.4f |\n", eval.PairedRandomization(per[a][headline], per["bm25 alone"][headline], eval.Trials, 1))
+		}
+		if group == "" {
+			fmt.Fprintln(w)
+			continue
+		}
+		fmt.Fprintf(w, "\n| %s | queries | bm25 alone | %s | difference | p |\n| --- | --- | --- | --- | --- | --- |\n", group, names[len(names)-1])
+		byGroup := map[string][]int{}
+		for k, i := range idx {
+			g := fmt.Sprint(qs[i].Query.Meta[group])
+			byGroup[g] = append(byGroup[g], k)
+		}
+		gs := make([]string, 0, len(byGroup))
+		for g := range byGroup {
+			gs = append(gs, g)
+		}
+		slices.Sort(gs)
+		last := names[len(names)-1]
+		for _, g := range gs {
+			var a, b []float64
+			for _, k := range byGroup[g] {
+				a, b = append(a, per["bm25 alone"][headline][k]), append(b, per[last][headline][k])
+			}
+			fmt.Fprintf(w, "| %s | %d | %.4f | %.4f | %+.4f | %.4f |\n", g, len(a), mean(a), mean(b), mean(b)-mean(a), eval.PairedRandomization(b, a, eval.Trials, 1))
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/embed"
+	embedonnx "github.com/recall-engine/recall/embed/onnx"
+	"github.com/recall-engine/recall/ranker"
+	"github.com/recall-engine/recall/statement"
+)
+
+// EngineFlags are the flags every command that runs the engine shares: the embedder, the
+// profile, the settings and the learned order. Config builds the engine's configuration from
+// them, so each command reads them the same way.
+type EngineFlags struct {
+	Profile  string
+	Settings string   // a settings file (RECALL_SETTINGS when unset)
+	Set      setFlags // name=value over the file's (or the profile's) settings
+	Order    string   // a model file, "off", or "" for the profile's
+
+	EmbedURL, EmbedModel, EmbedKeyEnv string
+	EmbedDim                          int
+	EmbedONNX                         string
+}
+
+// setFlags collects repeated --set name=value.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, ",") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// Register adds the flags to fs.
+func (f *EngineFlags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Profile, "profile", "", `defaults of the settings and the learned order: "hashing", "external", or "" to pick by the embedder`)
+	fs.StringVar(&f.Settings, "settings", "", "settings file (JSON by setting name, as aizk-eval tune writes; default $RECALL_SETTINGS)")
+	fs.Var(&f.Set, "set", "a setting as name=value over the settings file's, e.g. --set rrf_k=30 --set weights.vector=0.5 (repeatable)")
+	fs.StringVar(&f.Order, "order", "", `the learned order: a model file (aizk-eval order --out), "off" for the fused order, "" for the profile's`)
+	f.RegisterEmbedder(fs)
+}
+
+// RegisterEmbedder adds the embedder's flags alone, for commands that write memories
+// (their embeddings must come from the embedder recalls use).
+func (f *EngineFlags) RegisterEmbedder(fs *flag.FlagSet) {
+	fs.StringVar(&f.EmbedURL, "embed-url", "", "an OpenAI-compatible embeddings server's base URL, e.g. http://localhost:11434/v1 (default: the built-in hashing embedder)")
+	fs.StringVar(&f.EmbedModel, "embed-model", "", "with --embed-url: the model name")
+	fs.IntVar(&f.EmbedDim, "embed-dim", 0, "with --embed-url: the model's dimension")
+	fs.StringVar(&f.EmbedKeyEnv, "embed-key-env", "", "with --embed-url: the environment variable holding the server's API key")
+	fs.StringVar(&f.EmbedONNX, "embed-onnx", "", "a sentence-transformers ONNX export's directory to embed with (docs/MODELS.md)")
+}
+
+// Embedder is the embedder the flags name: nil for the built-in one.
+func (f *EngineFlags) Embedder(ctx context.Context) (embed.Embedder, error) {
+	switch {
+	case f.EmbedURL != "" && f.EmbedONNX != "":
+		return nil, fmt.Errorf("%w: --embed-url and --embed-onnx: name one embedder", ErrUsage)
+	case f.EmbedURL != "":
+		e, err := embed.NewHTTP(embed.HTTPConfig{BaseURL: f.EmbedURL, Model: f.EmbedModel, Dim: f.EmbedDim, APIKeyEnv: f.EmbedKeyEnv})
+		if err != nil {
+			return nil, fmt.Errorf("%w: --embed-url: %v", ErrUsage, err)
+		}
+		return e, nil
+	case f.EmbedONNX != "":
+		return embedonnx.New(ctx, embedonnx.Config{Dir: f.EmbedONNX})
+	}
+	return nil, nil
+}
+
+// Config returns the engine configuration of the flags: the embedder, the profile, the
+// settings (the file's, or the profile's, with --set over them) and the learned order.
+// getenv reads RECALL_SETTINGS when --settings is not given.
+func (f *EngineFlags) Config(ctx context.Context, getenv func(string) string) (recall.Config, error) {
+	var cfg recall.Config
+	emb, err := f.Embedder(ctx)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Embedder, cfg.Profile = emb, f.Profile
+	prof, err := recall.ProfileFor(f.Profile, emb)
+	if err != nil {
+		return cfg, fmt.Errorf("%w: --profile: %v", ErrUsage, err)
+	}
+	file := f.Settings
+	if file == "" && getenv != nil {
+		file = getenv("RECALL_SETTINGS")
+	}
+	if file != "" || len(f.Set) > 0 {
+		s := prof.Settings
+		if file != "" {
+			if s, err = statement.LoadSettingsOver(prof.Settings, file); err != nil {
+				return cfg, fmt.Errorf("%w: --settings: %v", ErrUsage, err)
+			}
+		}
+		if s, err = applySets(s, f.Set); err != nil {
+			return cfg, fmt.Errorf("%w: --set: %v", ErrUsage, err)
+		}
+		cfg.Settings = &s
+	}
+	switch f.Order {
+	case "":
+	case "off":
+		cfg.Order = ranker.Off()
+	default:
+		if cfg.Order, err = ranker.Load(f.Order); err != nil {
+			return cfg, fmt.Errorf("%w: --order: %v", ErrUsage, err)
+		}
+	}
+	return cfg, nil
+}
+
+// applySets applies name=value settings to s: a value is read as JSON when it parses (a
+// number, a quoted duration), else as a string; "weights.lane" sets one lane's weight.
+func applySets(s statement.Settings, sets []string) (statement.Settings, error) {
+	for _, kv := range sets {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return s, fmt.Errorf("%q: want name=value", kv)
+		}
+		raw := json.RawMessage(value)
+		if !json.Valid(raw) {
+			raw, _ = json.Marshal(value)
+		}
+		var obj []byte
+		if lane, ok := strings.CutPrefix(name, "weights."); ok {
+			obj, _ = json.Marshal(map[string]any{"weights": map[string]json.RawMessage{lane: raw}})
+		} else {
+			obj, _ = json.Marshal(map[string]json.RawMessage{name: raw})
+		}
+		if err := json.Unmarshal(obj, &s); err != nil {
+			return s, fmt.Errorf("%s: %w", kv, err)
+		}
+	}
+	return s, s.Validate()
+}

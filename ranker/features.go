@@ -1,0 +1,278 @@
+// Package ranker orders the recall statement's candidates by a learned linear model over
+// features of each candidate: its rank in every lane, how strongly its lexical lanes found it
+// relative to the best, whether the question names its speaker, how much of the question's
+// words it holds, whether it is a question, its length, and how strongly its neighbours in
+// its source were found. Every feature is defined for every memory, whatever its kind: a
+// memory without a speaker or a place has those features at zero, as a memory a lane did not
+// find has that lane's.
+//
+// A Model is a small versioned JSON file (weights by feature name); the engine's default is
+// embedded (DefaultModel), fitted by aizk-eval tune --ranker on the development data with
+// pairwise logistic regression (Fit). The package reads no database and calls no model.
+package ranker
+
+import (
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/recall-engine/recall/statement"
+)
+
+// The features, in the order Extract writes them. Lane features come first, one per lane in
+// lane order: 1 / (rrf_k + rank), 0 when the lane did not find the candidate.
+var Features = func() []string {
+	var out []string
+	for _, l := range statement.Lanes() {
+		out = append(out, "lane_"+l.String())
+	}
+	return append(out,
+		"best",          // 1 / (rrf_k + its best rank in any lane)
+		"lanes",         // how many lanes found it
+		"bm25_rel",      // its bm25 score over the best bm25 score among the candidates
+		"context_rel",   // the same for the context lane
+		"vector_sim",    // its cosine similarity with the question (0 when the vector lane did not find it)
+		"speaker_named", // 1 when the question names its speaker
+		"other_named",   // 1 when it has a speaker, the question names a speaker of the candidates, and not this one
+		"cover",         // the share of the question's words its text holds
+		"question",      // 1 when its text asks a question
+		"log_len",       // ln(1 + its words)
+		"nb_best",       // its strongest neighbour: 1 / (rrf_k + that one's best bm25 or context rank)
+		"nb_question",   // 1 when the place before it, among the candidates, asks a question
+		"cover_idf",     // cover, each word weighted by its rarity among the candidates: ln(1 + K / (1 + candidates holding it))
+		"title_cover",   // the share of the question's words its source's title holds (0 without a title)
+		"pairs",         // the share of the question's adjacent word pairs it holds adjacent, in order
+	)
+}()
+
+// NumFeatures is len(Features).
+var NumFeatures = len(Features)
+
+// index of each feature by name.
+var index = func() map[string]int {
+	m := map[string]int{}
+	for i, f := range Features {
+		m[f] = i
+	}
+	return m
+}()
+
+var (
+	wordRE = regexp.MustCompile(`[\p{L}\p{N}']+`)
+	// stop are words that frame a question rather than say what it is about.
+	stop = func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(`a an the and or but if of to in on at by for with about as into from up down over under
+			is are was were be been being am do does did done have has had having i me my mine we our us you your he him his she her
+			it its they them their what which who whom whose when where why how that this these those there here not no yes so too
+			very can could would should will shall may might must s t just than then also any some all each every both few more most
+			other such only own same again further once out off through during before after above below between because until while
+			get got like really`) {
+			m[w] = true
+		}
+		return m
+	}()
+)
+
+// stem is a crude English stem: lowered, a possessive and one common suffix off.
+func stem(w string) string {
+	w = strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(w), "'s"), "'")
+	for _, suf := range []string{"ing", "ies", "ed", "es", "s"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return strings.TrimSuffix(w, suf)
+		}
+	}
+	return w
+}
+
+// Terms are a text's content words, stemmed: what "cover" compares.
+func Terms(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range wordRE.FindAllString(text, -1) {
+		lw := strings.ToLower(w)
+		if stop[lw] || len([]rune(lw)) < 2 {
+			continue
+		}
+		out[stem(lw)] = true
+	}
+	return out
+}
+
+// pairs are a text's adjacent content words (Terms' stems), in order: "harbor crane".
+func pairs(text string) map[string]bool {
+	out := map[string]bool{}
+	prev := ""
+	for _, w := range wordRE.FindAllString(text, -1) {
+		lw := strings.ToLower(w)
+		if stop[lw] || len([]rune(lw)) < 2 {
+			continue
+		}
+		t := stem(lw)
+		if prev != "" {
+			out[prev+" "+t] = true
+		}
+		prev = t
+	}
+	return out
+}
+
+// words are a text's words, lowered, for name matching.
+func words(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		out[w] = true
+	}
+	return out
+}
+
+// speakerNamed reports whether the question's words name speaker: every word of a one-word
+// name, or the first or last word of a longer one.
+func speakerNamed(q map[string]bool, speaker string) bool {
+	parts := strings.FieldsFunc(strings.ToLower(speaker), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(parts) == 0 {
+		return false
+	}
+	return q[parts[0]] || q[parts[len(parts)-1]]
+}
+
+// Extract computes the features of every candidate of head (the statement's first K rows, in
+// fused order) for the question: row i is head[i]'s, in Features order. rrfK is the fusion's
+// constant (Settings.RRFK). The neighbour features read only the head: a memory's neighbours
+// are the candidates of its source one place before and after it.
+func Extract(question string, head []statement.Candidate, rrfK float64) [][]float64 {
+	qTerms, qWords, qPairs := Terms(question), words(question), pairs(question)
+	terms := make([]map[string]bool, len(head))
+	df := map[string]int{}
+	for i, c := range head {
+		terms[i] = Terms(c.Text)
+		for t := range qTerms {
+			if terms[i][t] {
+				df[t]++
+			}
+		}
+	}
+	// The question's terms in a fixed order, so that sums are the same on every run.
+	qList := slices.Sorted(maps.Keys(qTerms))
+	idf := map[string]float64{}
+	var idfSum float64
+	for _, t := range qList {
+		idf[t] = math.Log(1 + float64(len(head))/float64(1+df[t]))
+		idfSum += idf[t]
+	}
+	var maxBM25, maxContext float64
+	type place struct {
+		source int64
+		pos    int
+	}
+	at := map[place]int{}
+	named := false
+	for i, c := range head {
+		maxBM25 = max(maxBM25, c.Lanes[statement.BM25].Score)
+		maxContext = max(maxContext, c.Lanes[statement.Context].Score)
+		if c.Source != nil && c.Position > 0 {
+			at[place{c.Source.ID, c.Position}] = i
+		}
+		named = named || c.Speaker != "" && speakerNamed(qWords, c.Speaker)
+	}
+	lexical := func(c statement.Candidate) float64 {
+		best := 0.0
+		for _, l := range []statement.Lane{statement.BM25, statement.Context} {
+			if r := c.Lanes[l].Rank; r > 0 {
+				best = max(best, 1/(rrfK+float64(r)))
+			}
+		}
+		return best
+	}
+	out := make([][]float64, len(head))
+	for i, c := range head {
+		x := make([]float64, NumFeatures)
+		best, lanes := 0, 0
+		for l := range statement.Lane(statement.NumLanes) {
+			if r := c.Lanes[l].Rank; r > 0 {
+				x[l] = 1 / (rrfK + float64(r))
+				lanes++
+				if best == 0 || r < best {
+					best = r
+				}
+			}
+		}
+		if best > 0 {
+			x[index["best"]] = 1 / (rrfK + float64(best))
+		}
+		x[index["lanes"]] = float64(lanes)
+		if maxBM25 > 0 {
+			x[index["bm25_rel"]] = c.Lanes[statement.BM25].Score / maxBM25
+		}
+		if maxContext > 0 {
+			x[index["context_rel"]] = c.Lanes[statement.Context].Score / maxContext
+		}
+		if c.Lanes[statement.Vector].Rank > 0 {
+			x[index["vector_sim"]] = c.Lanes[statement.Vector].Score
+		}
+		if c.Speaker != "" {
+			if speakerNamed(qWords, c.Speaker) {
+				x[index["speaker_named"]] = 1
+			} else if named {
+				x[index["other_named"]] = 1
+			}
+		}
+		x[index["cover"]] = cover(qTerms, terms[i])
+		if idfSum > 0 {
+			var held float64
+			for _, t := range qList {
+				if terms[i][t] {
+					held += idf[t]
+				}
+			}
+			x[index["cover_idf"]] = held / idfSum
+		}
+		if c.Source != nil && c.Source.Title != "" {
+			x[index["title_cover"]] = cover(qTerms, Terms(c.Source.Title))
+		}
+		if len(qPairs) > 0 {
+			dp := pairs(c.Text)
+			n := 0
+			for p := range qPairs {
+				if dp[p] {
+					n++
+				}
+			}
+			x[index["pairs"]] = float64(n) / float64(len(qPairs))
+		}
+		if strings.Contains(c.Text, "?") {
+			x[index["question"]] = 1
+		}
+		x[index["log_len"]] = math.Log(1 + float64(len(strings.Fields(c.Text))))
+		if c.Source != nil && c.Position > 0 {
+			for _, d := range []int{-1, 1} {
+				j, ok := at[place{c.Source.ID, c.Position + d}]
+				if !ok {
+					continue
+				}
+				x[index["nb_best"]] = max(x[index["nb_best"]], lexical(head[j]))
+				if d == -1 && strings.Contains(head[j].Text, "?") {
+					x[index["nb_question"]] = 1
+				}
+			}
+		}
+		out[i] = x
+	}
+	return out
+}
+
+// cover is the share of q's terms in d.
+func cover(q, d map[string]bool) float64 {
+	if len(q) == 0 {
+		return 0
+	}
+	n := 0
+	for t := range q {
+		if d[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(q))
+}

@@ -1,0 +1,111 @@
+package ranker
+
+import (
+	"math"
+)
+
+// Query is one judged question's candidates for fitting: each candidate's features (Extract)
+// and whether it is relevant.
+type Query struct {
+	X   [][]float64
+	Rel []bool
+}
+
+// FitOptions shape Fit. The zero value takes the defaults.
+type FitOptions struct {
+	L2         float64 // weight of the L2 penalty on the standardized weights (0: 0.01)
+	Iterations int     // gradient steps (0: 300)
+	Rate       float64 // step size (0: 0.5)
+}
+
+// Fit fits a linear order to the queries by pairwise logistic regression (RankNet's loss with
+// a linear scorer): for every query, every pair of a relevant and an irrelevant candidate,
+// the loss is log(1 + exp(-(w.x_rel - w.x_irr))), averaged over the pairs, plus L2 times
+// |w|^2 / 2 over weights on standardized features (each feature's mean and standard
+// deviation over all candidates). Full-batch gradient descent from zero: deterministic. It
+// returns the weights by feature name, on the features' own scale. A query without a
+// relevant or an irrelevant candidate adds no pair.
+func Fit(queries []Query, o FitOptions) map[string]float64 {
+	if o.L2 == 0 {
+		o.L2 = 0.01
+	}
+	if o.Iterations == 0 {
+		o.Iterations = 300
+	}
+	if o.Rate == 0 {
+		o.Rate = 0.5
+	}
+	n := NumFeatures
+	mu, sd := make([]float64, n), make([]float64, n)
+	count := 0
+	for _, q := range queries {
+		for _, x := range q.X {
+			for j := range n {
+				mu[j] += x[j]
+			}
+			count++
+		}
+	}
+	for j := range n {
+		mu[j] /= float64(max(count, 1))
+	}
+	for _, q := range queries {
+		for _, x := range q.X {
+			for j := range n {
+				d := x[j] - mu[j]
+				sd[j] += d * d
+			}
+		}
+	}
+	for j := range n {
+		sd[j] = math.Sqrt(sd[j] / float64(max(count, 1)))
+		if sd[j] == 0 {
+			sd[j] = 1 // a constant feature: its weight stays 0
+		}
+	}
+	// Each pair's standardized difference, relevant minus irrelevant.
+	var pairs [][]float64
+	for _, q := range queries {
+		for a := range q.X {
+			if !q.Rel[a] {
+				continue
+			}
+			for b := range q.X {
+				if q.Rel[b] {
+					continue
+				}
+				d := make([]float64, n)
+				for j := range n {
+					d[j] = (q.X[a][j] - q.X[b][j]) / sd[j]
+				}
+				pairs = append(pairs, d)
+			}
+		}
+	}
+	w := make([]float64, n)
+	if len(pairs) > 0 {
+		for range o.Iterations {
+			g := make([]float64, n)
+			for _, d := range pairs {
+				z := 0.0
+				for j := range n {
+					z += w[j] * d[j]
+				}
+				s := 1 / (1 + math.Exp(z)) // -d/dz log(1 + e^-z)
+				for j := range n {
+					g[j] -= s * d[j]
+				}
+			}
+			for j := range n {
+				w[j] -= o.Rate * (g[j]/float64(len(pairs)) + o.L2*w[j])
+			}
+		}
+	}
+	out := map[string]float64{}
+	for j, f := range Features {
+		if v := w[j] / sd[j]; v != 0 {
+			out[f] = v
+		}
+	}
+	return out
+}

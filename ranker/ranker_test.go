@@ -1,0 +1,226 @@
+package ranker_test
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/recall-engine/recall/ranker"
+	"github.com/recall-engine/recall/statement"
+)
+
+func feature(t *testing.T, x []float64, name string) float64 {
+	t.Helper()
+	for i, f := range ranker.Features {
+		if f == name {
+			return x[i]
+		}
+	}
+	t.Fatalf("no feature %s", name)
+	return 0
+}
+
+func hit(rank int, score float64) statement.LaneHit {
+	return statement.LaneHit{Rank: rank, Score: score}
+}
+
+// TestExtract checks every feature of a small head against values worked out by hand.
+func TestExtract(t *testing.T) {
+	t.Parallel()
+	src := &statement.Source{ID: 7, ExternalID: "s", Title: "Harbor crane notes"}
+	var a, b, c, note statement.Candidate
+	// a: a question by Ana, at place 1; found by bm25 #1 (score 4) and context #2 (score 3).
+	a = statement.Candidate{ID: 1, Text: "Ana: Did the crane at the harbor break?", Speaker: "Ana Lima", Source: src, Position: 1}
+	a.Lanes[statement.BM25], a.Lanes[statement.Context] = hit(1, 4), hit(2, 3)
+	// b: Bo's answer, place 2: context #1 (score 6) and vector #3 (similarity 0.5).
+	b = statement.Candidate{ID: 2, Text: "Bo: Yes, the crane broke last week.", Speaker: "Bo", Source: src, Position: 2}
+	b.Lanes[statement.Context], b.Lanes[statement.Vector] = hit(1, 6), hit(3, 0.5)
+	// c: place 4 (no neighbour among the candidates), no speaker: mention #5.
+	c = statement.Candidate{ID: 3, Text: "The harbor opens at nine.", Source: src, Position: 4}
+	c.Lanes[statement.Mention] = hit(5, 1)
+	// note: no source, no place, no speaker: bm25 #2 (score 2).
+	note = statement.Candidate{ID: 4, Text: "Cranes need oiling every spring; the harbor crane too."}
+	note.Lanes[statement.BM25] = hit(2, 2)
+	head := []statement.Candidate{a, b, c, note}
+	xs := ranker.Extract("When did the harbor crane break, Ana?", head, 2)
+	if len(xs) != 4 || len(xs[0]) != ranker.NumFeatures {
+		t.Fatalf("%d rows of %d features", len(xs), len(xs[0]))
+	}
+	// The question's terms: harbor, crane, break, ana ("when", "did", "the" are stop words).
+	want := []map[string]float64{
+		{"lane_bm25": 1.0 / 3, "lane_context": 1.0 / 4, "best": 1.0 / 3, "lanes": 2, "bm25_rel": 1, "context_rel": 0.5,
+			"speaker_named": 1, "cover": 1, "question": 1, "log_len": math.Log(9), "nb_best": 1.0 / 3, "title_cover": 0.5},
+		{"lane_context": 1.0 / 3, "lane_vector": 1.0 / 5, "best": 1.0 / 3, "lanes": 2, "context_rel": 1, "vector_sim": 0.5,
+			"other_named": 1, "cover": 0.25, "log_len": math.Log(8), "nb_best": 1.0 / 3, "nb_question": 1, "title_cover": 0.5},
+		{"lane_mention": 1.0 / 7, "best": 1.0 / 7, "lanes": 1, "cover": 0.25, "log_len": math.Log(6), "title_cover": 0.5},
+		{"lane_bm25": 1.0 / 4, "best": 1.0 / 4, "lanes": 1, "bm25_rel": 0.5, "cover": 0.5, "log_len": math.Log(10), "pairs": 1.0 / 3},
+	}
+	// cover_idf: K = 4 candidates; harbor in a, c, note (3), crane in a, b, note (3; "cranes"
+	// stems to "crane"), break in a (1: "broke" is another word), ana in a (1).
+	w3, w1 := math.Log(1+4.0/4), math.Log(1+4.0/2)
+	sum := 2*w3 + 2*w1
+	want[0]["cover_idf"] = 1
+	want[1]["cover_idf"] = w3 / sum
+	want[2]["cover_idf"] = w3 / sum
+	want[3]["cover_idf"] = 2 * w3 / sum
+	for i, row := range xs {
+		for j, f := range ranker.Features {
+			if got, w := row[j], want[i][f]; math.Abs(got-w) > 1e-12 {
+				t.Errorf("candidate %d: %s = %v, want %v", head[i].ID, f, got, w)
+			}
+		}
+	}
+}
+
+// TestScoreAndOrder: Score is the sum of weight times value (computed here by name),
+// Contributions add up to it, and Order sorts by it, highest first, ties in input order.
+func TestScoreAndOrder(t *testing.T) {
+	t.Parallel()
+	weights := map[string]float64{"lane_bm25": 2, "speaker_named": 0.5, "log_len": -0.25, "nb_best": 3}
+	m, err := ranker.New("t", "", weights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	xs := make([][]float64, 50)
+	for i := range xs {
+		xs[i] = make([]float64, ranker.NumFeatures)
+		for j := range xs[i] {
+			xs[i][j] = math.Round(r.Float64()*4) / 4 // coarse values, so some scores tie
+		}
+	}
+	ref := func(x []float64) float64 {
+		var s float64
+		for name, w := range weights {
+			s += w * feature(t, x, name)
+		}
+		return s
+	}
+	for _, x := range xs {
+		var parts float64
+		for _, p := range m.Contributions(x) {
+			parts += p
+		}
+		if got := m.Score(x); math.Abs(got-ref(x)) > 1e-12 || math.Abs(parts-got) > 1e-12 {
+			t.Fatalf("score %v, contributions sum %v, reference %v", got, parts, ref(x))
+		}
+	}
+	order := m.Order(xs)
+	for k := 1; k < len(order); k++ {
+		a, b := ref(xs[order[k-1]]), ref(xs[order[k]])
+		if a < b || (a == b && order[k-1] > order[k]) {
+			t.Fatalf("places %d and %d: %d (%v) before %d (%v)", k, k+1, order[k-1], a, order[k], b)
+		}
+	}
+	if off := ranker.Off().Order(xs); off[0] != 0 || off[49] != 49 {
+		t.Fatalf("Off reordered: %v", off)
+	}
+}
+
+// TestFit: on queries whose relevant candidates are the ones with a high nb_best (and noise
+// elsewhere), the fit weighs nb_best most and orders held-out queries perfectly; fitting
+// twice gives the same weights.
+func TestFit(t *testing.T) {
+	t.Parallel()
+	gen := func(seed uint64, n int) []ranker.Query {
+		r := rand.New(rand.NewPCG(seed, 3))
+		var qs []ranker.Query
+		for range n {
+			var q ranker.Query
+			for k := range 20 {
+				x := make([]float64, ranker.NumFeatures)
+				for j := range x {
+					x[j] = r.Float64()
+				}
+				rel := k < 2
+				x[indexOf(t, "nb_question")] = 0.1 * r.Float64() // noise
+				if rel {
+					x[indexOf(t, "nb_best")] = 1 + r.Float64()
+				} else {
+					x[indexOf(t, "nb_best")] = r.Float64() * 0.9
+				}
+				q.X, q.Rel = append(q.X, x), append(q.Rel, rel)
+			}
+			qs = append(qs, q)
+		}
+		return qs
+	}
+	w := ranker.Fit(gen(1, 40), ranker.FitOptions{})
+	again := ranker.Fit(gen(1, 40), ranker.FitOptions{})
+	top := ""
+	for f, v := range w {
+		if again[f] != v {
+			t.Fatalf("%s: %v then %v", f, v, again[f])
+		}
+		if top == "" || math.Abs(v) > math.Abs(w[top]) {
+			top = f
+		}
+	}
+	if top != "nb_best" || w["nb_best"] <= 0 {
+		t.Fatalf("the largest weight is %s (%v), want nb_best > 0: %v", top, w[top], w)
+	}
+	m, err := ranker.New("fit", "", w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for qi, q := range gen(2, 20) {
+		o := m.Order(q.X)
+		if !q.Rel[o[0]] || !q.Rel[o[1]] {
+			t.Fatalf("held-out query %d: the first two are %v", qi, o[:2])
+		}
+	}
+}
+
+func indexOf(t *testing.T, name string) int {
+	for i, f := range ranker.Features {
+		if f == name {
+			return i
+		}
+	}
+	t.Fatalf("no feature %s", name)
+	return -1
+}
+
+// TestModelFile: the embedded model parses; a file round-trips; a file with an unknown
+// feature, another format version or a non-finite weight is refused with ErrModel.
+func TestModelFile(t *testing.T) {
+	t.Parallel()
+	d := ranker.DefaultModel()
+	if d.Name == "" || len(d.Names()) < 5 {
+		t.Fatalf("default model %q weighs %v", d.Name, d.Names())
+	}
+	b, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ranker.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, ranker.NumFeatures)
+	for i := range x {
+		x[i] = float64(i%5) / 4
+	}
+	if back.Score(x) != d.Score(x) {
+		t.Fatalf("round trip: %v, want %v", back.Score(x), d.Score(x))
+	}
+	for _, bad := range []string{
+		`{"version": 1, "name": "x", "weights": {"lane_bm25": 1, "lane_bogus": 2}}`,
+		`{"version": 2, "name": "x", "weights": {}}`,
+		`{"version": 1, "name": "x", "weights": {}, "extra": true}`,
+	} {
+		if _, err := ranker.Parse([]byte(bad)); !errors.Is(err, ranker.ErrModel) {
+			t.Errorf("%s: %v, want ErrModel", bad, err)
+		}
+	}
+	if _, err := ranker.New("x", "", map[string]float64{"best": math.NaN()}); !errors.Is(err, ranker.ErrModel) || !strings.Contains(err.Error(), "best") {
+		t.Errorf("NaN weight: %v", err)
+	}
+	var m ranker.Model
+	if err := json.Unmarshal([]byte(`{"version": 1, "name": "y", "weights": {"best": 2}}`), &m); err != nil || m.Score(x) != 2*x[indexOf(t, "best")] {
+		t.Fatalf("JSON model: %v, score %v", err, m.Score(x))
+	}
+}
