@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -26,6 +27,15 @@ func (e *InputError) Error() string {
 // DimensionError is returned when the embedder's dimension differs from every dimension the
 // database stores embeddings in (statement.DimensionError).
 type DimensionError = statement.DimensionError
+
+// ErrTimeout is wrapped by a call the server stopped at its statement timeout
+// (Settings.Timeout); ErrReadOnly by a write to a read-only database (a standby, or one
+// set read-only). A call whose context ended wraps the context's error instead
+// (context.DeadlineExceeded, context.Canceled), whatever the server answered.
+var (
+	ErrTimeout  = dberr.ErrTimeout
+	ErrReadOnly = dberr.ErrReadOnly
+)
 
 // Sentinel errors of the stages, returned (wrapped) in Strict mode and reported as warnings
 // otherwise.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,9 @@ type PoolOptions struct {
 	ReplicaURL string
 }
 
+// ErrNoURL is returned by Open and PoolConfig for an empty database URL.
+var ErrNoURL = errors.New("recall: the database URL is empty: give the runtime role's URL (RECALL_RUNTIME_URL; recall db url --runtime prints the embedded database's)")
+
 // PoolConfig returns a pgxpool configuration for url that suits recall:
 //
 //   - pgvector's types are registered on every connection;
@@ -43,6 +47,11 @@ type PoolOptions struct {
 // Open uses it and warms each connection as it is made. A caller who builds its own pool can
 // start from it.
 func PoolConfig(url string, o PoolOptions) (*pgxpool.Config, error) {
+	if strings.TrimSpace(url) == "" {
+		// pgx would read an empty URL as "the local socket, as the OS user", whose failure
+		// names neither the URL nor the role.
+		return nil, ErrNoURL
+	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("recall: database URL: %w", err)

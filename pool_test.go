@@ -98,16 +98,26 @@ func TestCancelledRecallKeepsTheConnection(t *testing.T) {
 	if !slices.Equal(sortedKeys(after), sortedKeys(before)) {
 		t.Fatalf("runtime connections %v, want the same one as before, %v", after, before)
 	}
-	var waiting int
-	if err := b.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity s USING (pid)
-		WHERE NOT l.granted AND s.datname = current_database() AND s.usename = 'recall_runtime'`).Scan(&waiting); err != nil {
-		t.Fatal(err)
+	// Recall returned at its deadline; the cancel it sent stops the statement on the server
+	// within the cancel's round trip.
+	waiting := -1
+	for deadline := time.Now().Add(2 * time.Second); waiting != 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if err := b.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity s USING (pid)
+			WHERE NOT l.granted AND s.datname = current_database() AND s.usename = 'recall_runtime'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if waiting != 0 {
-		t.Fatalf("%d lock waits of the runtime connection after the cancel: the statement still runs", waiting)
+		t.Fatalf("%d lock waits of the runtime connection 2 s after the cancel: the statement still runs", waiting)
 	}
 	if err := lock.Rollback(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// The cancelled recall's connection comes back to the pool once its statement stopped.
+	for deadline := time.Now().Add(2 * time.Second); e.Pool().Stat().IdleConns() == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
+	if n := e.Pool().Stat().IdleConns(); n != 1 {
+		t.Fatalf("%d idle connections 2 s after the cancel, want the pool's one back", n)
 	}
 
 	// 50 ms; on a machine so loaded (the full suite runs packages side by side) that a warm
@@ -204,5 +214,17 @@ func TestNewSaysWhatIsWrong(t *testing.T) {
 				t.Fatalf("err %v, want %v containing %q", err, tc.is, tc.want)
 			}
 		})
+	}
+}
+
+// TestEmptyURL: an empty database URL (an unset RECALL_RUNTIME_URL) is ErrNoURL, which says
+// which variable to set, not a failure to reach the local socket.
+func TestEmptyURL(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{"", "  "} {
+		_, err := recall.Open(context.Background(), url, recall.Config{}, recall.PoolOptions{})
+		if !errors.Is(err, recall.ErrNoURL) || !strings.Contains(err.Error(), "RECALL_RUNTIME_URL") {
+			t.Errorf("Open(%q): %v, want ErrNoURL naming RECALL_RUNTIME_URL", url, err)
+		}
 	}
 }

@@ -46,12 +46,41 @@ type Options struct {
 // Recall answers query for user with the evidence that fits budget tokens: the recall
 // statement as the user, merit order (cross-encoder over the head, direct sources first),
 // the budget walk, then access recording in a second transaction. opts may be nil.
+//
+// It returns when ctx ends, with an error wrapping ctx's: the statement it started is cancelled
+// on the server in the background, and the pool gets its connection back when that is done.
 func (e *Engine) Recall(ctx context.Context, user User, query string, budgetTokens int, opts *Options) (*Pack, error) {
-	r, err := e.run(ctx, user, query, budgetTokens, opts, false)
+	r, err := untilDone(ctx, func() (*run, error) { return e.run(ctx, user, query, budgetTokens, opts, false) })
 	if err != nil {
 		return nil, err
 	}
 	return r.pack, nil
+}
+
+// untilDone runs a read and returns its result, or ctx's error as soon as ctx ends: the read
+// goes on in the background until its cancelled statement stops (the cancel request's round
+// trip, which a caller's deadline should not wait for). Only reads may be left behind so: a
+// write waits for its outcome, so that what it reports is what happened.
+func untilDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return read()
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := read()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("recall: %w", ctx.Err())
+	}
 }
 
 // request is a recall after prepare: the validated caller and inputs, and the statement

@@ -72,7 +72,7 @@ type TraceCandidate struct {
 // Trace runs the recall path for user without recording access and returns everything it
 // decided on the way. opts may be nil.
 func (e *Engine) Trace(ctx context.Context, user User, query string, budgetTokens int, opts *Options) (*Trace, error) {
-	r, err := e.run(ctx, user, query, budgetTokens, opts, true)
+	r, err := untilDone(ctx, func() (*run, error) { return e.run(ctx, user, query, budgetTokens, opts, true) })
 	if err != nil {
 		return nil, err
 	}

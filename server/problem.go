@@ -61,6 +61,10 @@ func errorKind(err error) string {
 
 // problemFor maps an engine error to a problem: bad input is 400 with the field named, a
 // deadline 504, a schema out of date 503, anything else 500 (its text is logged, not sent).
+// statusClientClosed answers a request whose client went away before the answer (nginx's
+// 499: no client reads it; logs and metrics tell it from a timeout).
+const statusClientClosed = 499
+
 func problemFor(err error) *Problem {
 	var ie *recall.InputError
 	var we *recall.WriteError
@@ -75,10 +79,14 @@ func problemFor(err error) *Problem {
 		return problem(http.StatusBadRequest, "invalid-batch", we.Error(), FieldError{Field: we.Item + "." + we.Field, Problem: we.Problem})
 	case errors.As(err, &de):
 		return problem(http.StatusBadRequest, "dimension", de.Error())
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, recall.ErrTimeout):
 		return problem(http.StatusGatewayTimeout, "timeout", "the request took longer than the server's limit")
 	case errors.Is(err, context.Canceled):
-		return problem(http.StatusRequestTimeout, "canceled", "the client went away before the answer")
+		return problem(statusClientClosed, "canceled", "the client went away before the answer")
+	case errors.Is(err, recall.ErrReadOnly):
+		p := problem(http.StatusServiceUnavailable, "read-only", "the database is read-only (a standby, or set read-only): writes cannot be taken now")
+		p.retryAfter = 30
+		return p
 	case errors.Is(err, recall.ErrSchema):
 		p := problem(http.StatusServiceUnavailable, "schema", "the database's schema is not this server's: run recall migrate up")
 		p.retryAfter = 30

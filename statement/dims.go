@@ -11,6 +11,8 @@ import (
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-engine/recall/internal/dberr"
 )
 
 // DimensionError is returned when the embedder's dimension differs from every dimension the
@@ -60,7 +62,7 @@ func (d *Dims) Stored(ctx context.Context, pool Querier, refresh bool) ([]int, e
 	}
 	rows, err := pool.Query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("recall: listing stored embedding dimensions: %w", err)
+		return nil, dberr.Interpret(ctx, "recall: listing stored embedding dimensions", err)
 	}
 	defer rows.Close()
 	var dims []int
@@ -74,7 +76,7 @@ func (d *Dims) Stored(ctx context.Context, pool Querier, refresh bool) ([]int, e
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("recall: listing stored embedding dimensions: %w", err)
+		return nil, dberr.Interpret(ctx, "recall: listing stored embedding dimensions", err)
 	}
 	slices.Sort(dims)
 	d.mu.Lock()

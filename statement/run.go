@@ -2,21 +2,20 @@ package statement
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/scope"
 )
 
 // Scopes are the caller's normalized read and write scopes.
 type Scopes struct{ Read, Write []string }
 
-// ErrTimeout is returned by Run when the statement ran past Settings.Timeout.
-var ErrTimeout = errors.New("statement: timed out")
+// ErrTimeout is returned by Run when the statement ran past Settings.Timeout (the engine's
+// one timeout sentinel, dberr.ErrTimeout).
+var ErrTimeout = dberr.ErrTimeout
 
 // Session returns the SET LOCAL settings a recall transaction runs with: HNSW search depth
 // and iterative scans, generic plans, the trigram threshold, and the statement timeout.
@@ -106,14 +105,7 @@ func queryPrepared(ctx context.Context, tx pgx.Tx, sql string, args pgx.NamedArg
 	return tx.Query(ctx, rsql, rargs...)
 }
 
-// interpretError is the one place driver errors become the package's errors.
+// interpretError is the one place driver errors become the package's errors (dberr).
 func interpretError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("recall statement: %w", ctx.Err())
-	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "57014" { // query_canceled: statement_timeout
-		return fmt.Errorf("%w: %s", ErrTimeout, pe.Message)
-	}
-	return fmt.Errorf("recall statement: %w", err)
+	return dberr.Interpret(ctx, "recall statement", err)
 }

@@ -5,13 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/sql"
 	"github.com/recall-engine/recall/write"
@@ -105,7 +105,7 @@ func ReadInput(ctx context.Context, db Tx, read, write, set []string) (*Input, e
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("summarize: reading the scope set: %w", err)
+		return nil, dberr.Interpret(ctx, "summarize: reading the scope set", err)
 	}
 	slices.SortFunc(in.memories, func(x, y Member) int {
 		return cmp.Or(cmp.Compare(x.Source, y.Source), cmp.Compare(x.Position, y.Position), cmp.Compare(x.ID, y.ID))

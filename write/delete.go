@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/sql"
 )
@@ -46,7 +47,7 @@ func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) 
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("recall: delete: %w", err)
+		return 0, dberr.Interpret(ctx, "recall: delete", err)
 	}
 	return n, nil
 }
@@ -71,7 +72,7 @@ func (w *Writer) IDs(ctx context.Context, read, write, scopes []string) ([]strin
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("recall: memory ids: %w", err)
+		return nil, dberr.Interpret(ctx, "recall: memory ids", err)
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/sql"
 )
@@ -65,7 +66,7 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 		if errors.As(err, &we) {
 			return Result{}, err
 		}
-		return Result{}, fmt.Errorf("recall: write: %w", err)
+		return Result{}, dberr.Interpret(ctx, "recall: write", err)
 	}
 	return res, nil
 }
