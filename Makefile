@@ -75,9 +75,25 @@ bench-statement: ## Statement benchmarks at N memories (N=10000|100000|1000000; 
 bench-1m: ## The statement benchmarks at 1,000,000 memories (first run generates them: tens of minutes).
 	@$(MAKE) --no-print-directory bench-statement N=1000000
 
+# The commit a build says it was built from (recall version).
+LDFLAGS := -X main.commit=$(shell git rev-parse --short HEAD 2>/dev/null)
+
+.PHONY: build
+build: ## Build recall and aizk-eval into .bin/ (add .bin to PATH, or make install).
+	@$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/recall ./cmd/recall
+	@$(GO) build -o $(BIN)/aizk-eval ./cmd/aizk-eval
+	@echo "built $(BIN)/recall and $(BIN)/aizk-eval"
+
+.PHONY: install
+install: ## Install recall and aizk-eval into $(go env GOBIN), else $(go env GOPATH)/bin: on your PATH if that is.
+	@$(GO) install -ldflags "$(LDFLAGS)" ./cmd/recall ./cmd/aizk-eval
+	@dir=$$($(GO) env GOBIN); dir=$${dir:-$$($(GO) env GOPATH)/bin}; \
+	echo "installed recall and aizk-eval in $$dir"; \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "note: $$dir is not on your PATH: export PATH=\"$$dir:\$$PATH\"";; esac
+
 .PHONY: demo
 demo: ## Build recall and run its demo on the embedded database (installs PostgreSQL if missing; the second run reuses the data).
-	@$(GO) build -o $(BIN)/recall ./cmd/recall
+	@$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/recall ./cmd/recall
 	@$(BIN)/recall demo
 
 SCIFACT ?= ../shared/data/scifact

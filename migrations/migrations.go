@@ -143,3 +143,19 @@ func fileHash(text string) string {
 	s := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(s[:])
 }
+
+// Latest is the version of the newest migration this code has (its file's number).
+func Latest() int64 {
+	names, err := fs.Glob(FS, "*.sql")
+	if err != nil {
+		panic(err) // a malformed constant pattern; cannot happen
+	}
+	var latest int64
+	for _, n := range names {
+		var v int64
+		if _, err := fmt.Sscanf(n, "%d_", &v); err == nil {
+			latest = max(latest, v)
+		}
+	}
+	return latest
+}

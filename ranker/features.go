@@ -143,124 +143,154 @@ func speakerNamed(q map[string]bool, speaker string) bool {
 // constant (Settings.RRFK). The neighbour features read only the head: a memory's neighbours
 // are the candidates of its source one place before and after it.
 func Extract(question string, head []statement.Candidate, rrfK float64) [][]float64 {
-	qTerms, qWords, qPairs := Terms(question), words(question), pairs(question)
-	terms := make([]map[string]bool, len(head))
-	df := map[string]int{}
-	for i, c := range head {
-		terms[i] = Terms(c.Text)
-		for t := range qTerms {
-			if terms[i][t] {
-				df[t]++
-			}
-		}
-	}
-	// The question's terms in a fixed order, so that sums are the same on every run.
-	qList := slices.Sorted(maps.Keys(qTerms))
-	idf := map[string]float64{}
-	var idfSum float64
-	for _, t := range qList {
-		idf[t] = math.Log(1 + float64(len(head))/float64(1+df[t]))
-		idfSum += idf[t]
-	}
-	var maxBM25, maxContext float64
-	type place struct {
-		source int64
-		pos    int
-	}
-	at := map[place]int{}
-	named := false
-	for i, c := range head {
-		maxBM25 = max(maxBM25, c.Lanes[statement.BM25].Score)
-		maxContext = max(maxContext, c.Lanes[statement.Context].Score)
-		if c.Source != nil && c.Position > 0 {
-			at[place{c.Source.ID, c.Position}] = i
-		}
-		named = named || c.Speaker != "" && speakerNamed(qWords, c.Speaker)
-	}
-	lexical := func(c statement.Candidate) float64 {
-		best := 0.0
-		for _, l := range []statement.Lane{statement.BM25, statement.Context} {
-			if r := c.Lanes[l].Rank; r > 0 {
-				best = max(best, 1/(rrfK+float64(r)))
-			}
-		}
-		return best
-	}
+	ex := newExtractor(question, head, rrfK)
 	out := make([][]float64, len(head))
-	for i, c := range head {
+	for i := range head {
 		x := make([]float64, NumFeatures)
-		best, lanes := 0, 0
-		for l := range statement.Lane(statement.NumLanes) {
-			if r := c.Lanes[l].Rank; r > 0 {
-				x[l] = 1 / (rrfK + float64(r))
-				lanes++
-				if best == 0 || r < best {
-					best = r
-				}
-			}
-		}
-		if best > 0 {
-			x[index["best"]] = 1 / (rrfK + float64(best))
-		}
-		x[index["lanes"]] = float64(lanes)
-		if maxBM25 > 0 {
-			x[index["bm25_rel"]] = c.Lanes[statement.BM25].Score / maxBM25
-		}
-		if maxContext > 0 {
-			x[index["context_rel"]] = c.Lanes[statement.Context].Score / maxContext
-		}
-		if c.Lanes[statement.Vector].Rank > 0 {
-			x[index["vector_sim"]] = c.Lanes[statement.Vector].Score
-		}
-		if c.Speaker != "" {
-			if speakerNamed(qWords, c.Speaker) {
-				x[index["speaker_named"]] = 1
-			} else if named {
-				x[index["other_named"]] = 1
-			}
-		}
-		x[index["cover"]] = cover(qTerms, terms[i])
-		if idfSum > 0 {
-			var held float64
-			for _, t := range qList {
-				if terms[i][t] {
-					held += idf[t]
-				}
-			}
-			x[index["cover_idf"]] = held / idfSum
-		}
-		if c.Source != nil && c.Source.Title != "" {
-			x[index["title_cover"]] = cover(qTerms, Terms(c.Source.Title))
-		}
-		if len(qPairs) > 0 {
-			dp := pairs(c.Text)
-			n := 0
-			for p := range qPairs {
-				if dp[p] {
-					n++
-				}
-			}
-			x[index["pairs"]] = float64(n) / float64(len(qPairs))
-		}
-		if strings.Contains(c.Text, "?") {
-			x[index["question"]] = 1
-		}
-		x[index["log_len"]] = math.Log(1 + float64(len(strings.Fields(c.Text))))
-		if c.Source != nil && c.Position > 0 {
-			for _, d := range []int{-1, 1} {
-				j, ok := at[place{c.Source.ID, c.Position + d}]
-				if !ok {
-					continue
-				}
-				x[index["nb_best"]] = max(x[index["nb_best"]], lexical(head[j]))
-				if d == -1 && strings.Contains(head[j].Text, "?") {
-					x[index["nb_question"]] = 1
-				}
-			}
-		}
+		ex.lanes(x, head[i])
+		ex.words(x, i)
+		ex.neighbours(x, head[i])
 		out[i] = x
 	}
 	return out
+}
+
+// place is a memory's place in its source.
+type place struct {
+	source int64
+	pos    int
+}
+
+// extractor holds what every candidate's features are measured against: the question's
+// words, the head's best lexical scores, its places, and its candidates' terms.
+type extractor struct {
+	head                []statement.Candidate
+	rrfK                float64
+	qTerms, qWords      map[string]bool
+	qPairs              map[string]bool
+	qList               []string // qTerms in a fixed order, so that sums are the same on every run
+	idf                 map[string]float64
+	idfSum              float64
+	terms               []map[string]bool
+	maxBM25, maxContext float64
+	at                  map[place]int
+	named               bool // the question names a speaker of the head
+}
+
+func newExtractor(question string, head []statement.Candidate, rrfK float64) *extractor {
+	ex := &extractor{head: head, rrfK: rrfK, qTerms: Terms(question), qWords: words(question), qPairs: pairs(question),
+		idf: map[string]float64{}, terms: make([]map[string]bool, len(head)), at: map[place]int{}}
+	df := map[string]int{}
+	for i, c := range head {
+		ex.terms[i] = Terms(c.Text)
+		for t := range ex.qTerms {
+			if ex.terms[i][t] {
+				df[t]++
+			}
+		}
+		ex.maxBM25 = max(ex.maxBM25, c.Lanes[statement.BM25].Score)
+		ex.maxContext = max(ex.maxContext, c.Lanes[statement.Context].Score)
+		if c.Source != nil && c.Position > 0 {
+			ex.at[place{c.Source.ID, c.Position}] = i
+		}
+		ex.named = ex.named || c.Speaker != "" && speakerNamed(ex.qWords, c.Speaker)
+	}
+	ex.qList = slices.Sorted(maps.Keys(ex.qTerms))
+	for _, t := range ex.qList {
+		ex.idf[t] = math.Log(1 + float64(len(head))/float64(1+df[t]))
+		ex.idfSum += ex.idf[t]
+	}
+	return ex
+}
+
+// lanes writes the lane features: each lane's 1 / (rrf_k + rank), the best of them, how many
+// lanes, the lexical scores relative to the best, the vector similarity.
+func (ex *extractor) lanes(x []float64, c statement.Candidate) {
+	best, lanes := 0, 0
+	for l := range statement.Lane(statement.NumLanes) {
+		if r := c.Lanes[l].Rank; r > 0 {
+			x[l] = 1 / (ex.rrfK + float64(r))
+			lanes++
+			if best == 0 || r < best {
+				best = r
+			}
+		}
+	}
+	if best > 0 {
+		x[index["best"]] = 1 / (ex.rrfK + float64(best))
+	}
+	x[index["lanes"]] = float64(lanes)
+	if ex.maxBM25 > 0 {
+		x[index["bm25_rel"]] = c.Lanes[statement.BM25].Score / ex.maxBM25
+	}
+	if ex.maxContext > 0 {
+		x[index["context_rel"]] = c.Lanes[statement.Context].Score / ex.maxContext
+	}
+	if c.Lanes[statement.Vector].Rank > 0 {
+		x[index["vector_sim"]] = c.Lanes[statement.Vector].Score
+	}
+}
+
+// words writes what the candidate's words say against the question's: the speaker named,
+// the question's words held (plain, by rarity, in its title, in pairs), a question, length.
+func (ex *extractor) words(x []float64, i int) {
+	c := ex.head[i]
+	if c.Speaker != "" {
+		if speakerNamed(ex.qWords, c.Speaker) {
+			x[index["speaker_named"]] = 1
+		} else if ex.named {
+			x[index["other_named"]] = 1
+		}
+	}
+	x[index["cover"]] = cover(ex.qTerms, ex.terms[i])
+	if ex.idfSum > 0 {
+		var held float64
+		for _, t := range ex.qList {
+			if ex.terms[i][t] {
+				held += ex.idf[t]
+			}
+		}
+		x[index["cover_idf"]] = held / ex.idfSum
+	}
+	if c.Source != nil && c.Source.Title != "" {
+		x[index["title_cover"]] = cover(ex.qTerms, Terms(c.Source.Title))
+	}
+	if len(ex.qPairs) > 0 {
+		dp := pairs(c.Text)
+		n := 0
+		for p := range ex.qPairs {
+			if dp[p] {
+				n++
+			}
+		}
+		x[index["pairs"]] = float64(n) / float64(len(ex.qPairs))
+	}
+	if strings.Contains(c.Text, "?") {
+		x[index["question"]] = 1
+	}
+	x[index["log_len"]] = math.Log(1 + float64(len(strings.Fields(c.Text))))
+}
+
+// neighbours writes the neighbour features: the strongest neighbour's lexical rank, and
+// whether the place before asks a question (among the head's candidates).
+func (ex *extractor) neighbours(x []float64, c statement.Candidate) {
+	if c.Source == nil || c.Position == 0 {
+		return
+	}
+	for _, d := range []int{-1, 1} {
+		j, ok := ex.at[place{c.Source.ID, c.Position + d}]
+		if !ok {
+			continue
+		}
+		for _, l := range []statement.Lane{statement.BM25, statement.Context} {
+			if r := ex.head[j].Lanes[l].Rank; r > 0 {
+				x[index["nb_best"]] = max(x[index["nb_best"]], 1/(ex.rrfK+float64(r)))
+			}
+		}
+		if d == -1 && strings.Contains(ex.head[j].Text, "?") {
+			x[index["nb_question"]] = 1
+		}
+	}
 }
 
 // cover is the share of q's terms in d.

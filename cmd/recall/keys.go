@@ -15,10 +15,18 @@ import (
 // keysCmd: recall keys create|list|revoke
 func (m *Main) keysCmd(ctx context.Context, args []string) error {
 	usage := "usage: recall keys create --user NAME --read S[,S] [--write S[,S]] [--label L]\n" +
-		"       recall keys list [--json]\n       recall keys revoke ID"
+		"       recall keys list [--json]\n       recall keys revoke ID\n\n" +
+		"An API key is a user of recall serve and recall mcp: it reads its read scopes and writes\n" +
+		"its write scopes. create prints the key once (only its hash is stored); list shows every\n" +
+		"key, revoked ones too; revoke takes effect on the key's next request.\n" +
+		"(recall keys SUBCOMMAND --help lists a subcommand's flags.)"
 	if len(args) == 0 {
 		fmt.Fprintln(m.Stderr, usage)
 		return cli.ErrUsage
+	}
+	if args[0] == "--help" || args[0] == "-help" || args[0] == "-h" || args[0] == "help" {
+		fmt.Fprintln(m.Stderr, usage)
+		return nil
 	}
 	switch args[0] {
 	case "create":

@@ -35,5 +35,6 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		"mcp":       {Summary: "serve MCP over stdio as the key in RECALL_API_KEY", Run: m.mcp},
 		"keys":      {Summary: "API keys: create, list, revoke", Run: m.keysCmd},
 		"demo":      {Summary: "load a small demo corpus (once) and answer a few questions", Run: m.demo},
+		"version":   {Summary: "the version, the commit built from, and the schema it migrates to", Run: m.versionCmd},
 	}, args)
 }

@@ -111,8 +111,6 @@ func (m *Main) openServer(ctx context.Context, f *serverFlags) (*server.Server, 
 	return s, e.Close, nil
 }
 
-const version = "0.1.0-dev"
-
 // serve: recall serve [--addr HOST:PORT] [flags]
 func (m *Main) serve(ctx context.Context, args []string) error {
 	fs := m.Flags("serve")
