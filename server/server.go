@@ -100,7 +100,16 @@ func New(cfg Config) (*Server, error) {
 // Handler returns the API's routes.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	route := func(pattern string, h http.Handler) { mux.Handle(pattern, s.observe(pattern, h)) }
+	allowed := map[string][]string{} // path -> the methods its routes take
+	route := func(pattern string, h http.Handler) {
+		if method, path, ok := strings.Cut(pattern, " "); ok {
+			allowed[path] = append(allowed[path], method)
+			if method == http.MethodGet {
+				allowed[path] = append(allowed[path], http.MethodHead)
+			}
+		}
+		mux.Handle(pattern, s.observe(pattern, h))
+	}
 	route("POST /v1/recall", s.authed(s.recall))
 	route("POST /v1/trace", s.authed(s.trace))
 	route("POST /v1/memories", s.authed(s.write))
@@ -118,6 +127,12 @@ func (s *Server) Handler() http.Handler {
 		_, _ = w.Write(OpenAPI)
 	}))
 	mux.Handle("/", s.observe("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if methods, ok := allowed[r.URL.Path]; ok {
+			methods = slices.Sorted(slices.Values(methods))
+			w.Header().Set("Allow", strings.Join(methods, ", "))
+			problem(http.StatusMethodNotAllowed, "method", fmt.Sprintf("%s %s: the route takes %s", r.Method, r.URL.Path, strings.Join(methods, ", "))).write(w)
+			return
+		}
 		problem(http.StatusNotFound, "not-found", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)).write(w)
 	})))
 	return mux
