@@ -14,10 +14,10 @@ package ranker
 import (
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/recall-engine/recall/statement"
 )
@@ -61,7 +61,6 @@ var index = func() map[string]int {
 }()
 
 var (
-	wordRE = regexp.MustCompile(`[\p{L}\p{N}']+`)
 	// stop are words that frame a question rather than say what it is about.
 	stop = func() map[string]bool {
 		m := map[string]bool{}
@@ -88,35 +87,80 @@ func stem(w string) string {
 	return w
 }
 
+// scan calls fn with each content word of text in order, lowered and stemmed (a word: a run
+// of letters, digits and apostrophes; a content word: not a stop word, two runes or more),
+// and returns how many whitespace-separated fields text has.
+func scan(text string, fn func(term string)) int {
+	fields, inField := 0, false
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		lw := strings.ToLower(text[start:end])
+		start = -1
+		if stop[lw] || utf8.RuneCountInString(lw) < 2 {
+			return
+		}
+		fn(stem(lw))
+	}
+	for i, r := range text {
+		if unicode.IsSpace(r) {
+			inField = false
+		} else if !inField {
+			inField = true
+			fields++
+		}
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || r == '\'' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
+	return fields
+}
+
 // Terms are a text's content words, stemmed: what "cover" compares.
 func Terms(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range wordRE.FindAllString(text, -1) {
-		lw := strings.ToLower(w)
-		if stop[lw] || len([]rune(lw)) < 2 {
-			continue
-		}
-		out[stem(lw)] = true
-	}
+	scan(text, func(t string) { out[t] = true })
 	return out
 }
 
-// pairs are a text's adjacent content words (Terms' stems), in order: "harbor crane".
-func pairs(text string) map[string]bool {
-	out := map[string]bool{}
+// pair is two adjacent content words, in order.
+type pair [2]string
+
+// pairs are a text's adjacent content words (Terms' stems), in order: {"harbor", "crane"}.
+func pairs(text string) map[pair]bool {
+	out := map[pair]bool{}
 	prev := ""
-	for _, w := range wordRE.FindAllString(text, -1) {
-		lw := strings.ToLower(w)
-		if stop[lw] || len([]rune(lw)) < 2 {
-			continue
-		}
-		t := stem(lw)
+	scan(text, func(t string) {
 		if prev != "" {
-			out[prev+" "+t] = true
+			out[pair{prev, t}] = true
 		}
 		prev = t
-	}
+	})
 	return out
+}
+
+// held reads a candidate's text once: the question's terms it holds, how many of the
+// question's pairs it holds, and its whitespace-separated fields.
+func held(text string, qTerms map[string]bool, qPairs map[pair]bool) (map[string]bool, int, int) {
+	terms, matched := map[string]bool{}, map[pair]bool{}
+	prev := ""
+	fields := scan(text, func(t string) {
+		if qTerms[t] {
+			terms[t] = true
+		}
+		if prev != "" && qPairs[pair{prev, t}] {
+			matched[pair{prev, t}] = true
+		}
+		prev = t
+	})
+	return terms, len(matched), fields
 }
 
 // words are a text's words, lowered, for name matching.
@@ -167,11 +211,12 @@ type extractor struct {
 	head                []statement.Candidate
 	rrfK                float64
 	qTerms, qWords      map[string]bool
-	qPairs              map[string]bool
+	qPairs              map[pair]bool
 	qList               []string // qTerms in a fixed order, so that sums are the same on every run
 	idf                 map[string]float64
 	idfSum              float64
-	terms               []map[string]bool
+	terms               []map[string]bool // the question's terms each candidate holds
+	pairsHeld, fields   []int             // each candidate's pairs of the question, and its fields
 	maxBM25, maxContext float64
 	at                  map[place]int
 	named               bool // the question names a speaker of the head
@@ -179,14 +224,13 @@ type extractor struct {
 
 func newExtractor(question string, head []statement.Candidate, rrfK float64) *extractor {
 	ex := &extractor{head: head, rrfK: rrfK, qTerms: Terms(question), qWords: words(question), qPairs: pairs(question),
-		idf: map[string]float64{}, terms: make([]map[string]bool, len(head)), at: map[place]int{}}
+		idf: map[string]float64{}, terms: make([]map[string]bool, len(head)), at: map[place]int{},
+		pairsHeld: make([]int, len(head)), fields: make([]int, len(head))}
 	df := map[string]int{}
 	for i, c := range head {
-		ex.terms[i] = Terms(c.Text)
-		for t := range ex.qTerms {
-			if ex.terms[i][t] {
-				df[t]++
-			}
+		ex.terms[i], ex.pairsHeld[i], ex.fields[i] = held(c.Text, ex.qTerms, ex.qPairs)
+		for t := range ex.terms[i] {
+			df[t]++
 		}
 		ex.maxBM25 = max(ex.maxBM25, c.Lanes[statement.BM25].Score)
 		ex.maxContext = max(ex.maxContext, c.Lanes[statement.Context].Score)
@@ -256,19 +300,12 @@ func (ex *extractor) words(x []float64, i int) {
 		x[index["title_cover"]] = cover(ex.qTerms, Terms(c.Source.Title))
 	}
 	if len(ex.qPairs) > 0 {
-		dp := pairs(c.Text)
-		n := 0
-		for p := range ex.qPairs {
-			if dp[p] {
-				n++
-			}
-		}
-		x[index["pairs"]] = float64(n) / float64(len(ex.qPairs))
+		x[index["pairs"]] = float64(ex.pairsHeld[i]) / float64(len(ex.qPairs))
 	}
 	if strings.Contains(c.Text, "?") {
 		x[index["question"]] = 1
 	}
-	x[index["log_len"]] = math.Log(1 + float64(len(strings.Fields(c.Text))))
+	x[index["log_len"]] = math.Log(1 + float64(ex.fields[i]))
 }
 
 // neighbours writes the neighbour features: the strongest neighbour's lexical rank, and

@@ -94,7 +94,8 @@ bm25_scored AS (
   SELECT DISTINCT ON (b.id) b.id,
          sum(b.idf * b.tf * (@bm25_k1::float8 + 1)
              / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl)))
-           OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+           OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score,
+         b.positioned
   FROM bm25_parts b
   CROSS JOIN visible_stats s
   WHERE b.tf > 0
@@ -390,21 +391,21 @@ title_lane AS (
   LIMIT @title_k::int
 ),
 context_scored AS MATERIALIZED (
-  SELECT DISTINCT ON (b.id) b.id,
-         sum(CASE WHEN b.positioned THEN
-               b.cidf * (b.tf + @context_weight::float8 * b.ntf) * (@bm25_k1::float8 + 1)
+  SELECT x.id, x.score
+  FROM (
+    SELECT DISTINCT ON (b.id) b.id,
+           sum(b.cidf * (b.tf + @context_weight::float8 * b.ntf) * (@bm25_k1::float8 + 1)
                / ((b.tf + @context_weight::float8 * b.ntf)
                   + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * (b.doc_len + @context_weight::float8 * b.ndoc_len)
-                    / greatest((s.clen + @context_weight::float8 * s.cnlen) / nullif(s.cn, 0), 1)))
-             ELSE
-               b.idf * b.tf * (@bm25_k1::float8 + 1)
-               / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl))
-             END)
-           OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
-  FROM bm25_parts b
-  CROSS JOIN visible_stats s
-  WHERE b.tf > 0 OR (b.positioned AND @context_weight::float8 > 0)
-  ORDER BY b.id
+                    / greatest((s.clen + @context_weight::float8 * s.cnlen) / nullif(s.cn, 0), 1))))
+             OVER (PARTITION BY b.id ORDER BY b.term ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS score
+    FROM bm25_parts b
+    CROSS JOIN visible_stats s
+    WHERE b.positioned AND (b.tf > 0 OR @context_weight::float8 > 0)
+    ORDER BY b.id
+  ) x
+  UNION ALL
+  SELECT c.id, c.score FROM bm25_scored c WHERE NOT c.positioned
 ),
 context_handoff AS (
   SELECT n.id, @context_handoff::float8 * c.score AS score
