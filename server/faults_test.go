@@ -34,7 +34,9 @@ func serveWith(t *testing.T, w *world, cfg server.Config) string {
 	go func() { done <- srv.Serve(ctx, ln, 5*time.Second) }()
 	t.Cleanup(func() {
 		stop()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 	})
 	return "http://" + ln.Addr().String()
 }
