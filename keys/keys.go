@@ -192,17 +192,23 @@ func Lookup(ctx context.Context, db DB, text string) (Key, error) {
 	}
 	hash := sha256.Sum256(secret)
 	var stored []byte
+	var found bool
 	k := Key{ID: id}
 	err := db.QueryRow(ctx, sqltext.KeyGet, pgx.StrictNamedArgs{"id": id}).
-		Scan(&stored, &k.User, &k.Label, &k.Read, &k.Write)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Key{}, ErrInvalid
-	}
+		Scan(&stored, &k.User, &k.Label, &k.Read, &k.Write, &found)
 	if err != nil {
 		return Key{}, fmt.Errorf("keys: lookup: %w", err)
 	}
-	if subtle.ConstantTimeCompare(stored, hash[:]) != 1 {
+	// The comparison runs whether or not the id exists, over a hash of the same length.
+	if subtle.ConstantTimeCompare(stored, hash[:])&subtle.ConstantTimeByteEq(boolByte(found), 1) != 1 {
 		return Key{}, ErrInvalid
 	}
 	return k, nil
+}
+
+func boolByte(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/recall-engine/recall/internal/jsoncheck"
 	"github.com/recall-engine/recall/write"
 )
 
@@ -110,6 +111,9 @@ func Parse(b []byte, f Format, file string, line int, o Options) ([]Record, erro
 			at += n
 		}
 		return bad("invalid UTF-8 at byte %d of the line", at+1)
+	}
+	if at, lone := jsoncheck.LoneSurrogate(b); lone {
+		return bad("a \\u escape of half a UTF-16 surrogate pair at byte %d of the line, which would be stored as U+FFFD", at+1)
 	}
 	if f == Auto {
 		var keys map[string]json.RawMessage

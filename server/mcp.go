@@ -1,11 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -75,7 +78,7 @@ func (s *Server) newMCP() *mcp.Server {
 // bearer key, and its tools run as that key's user).
 func (s *Server) mcpHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: s.cfg.MaxBody})
 	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 		k, p := s.lookup(ctx, r)
 		if p != nil {
@@ -87,7 +90,27 @@ func (s *Server) mcpHandler() http.Handler {
 		info(r).key = k.ID
 		return &auth.TokenInfo{UserID: k.ID, Extra: map[string]any{"key": k}}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(s.checkBody(h))
+}
+
+// checkBody reads an MCP request's body as REST bodies are read (MaxBody, the one limit of a
+// write: a remember call is one) and refuses what JSON decoding would change silently (an
+// escaped lone surrogate, invalid UTF-8) before the MCP handler decodes it.
+func (s *Server) checkBody(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		var raw json.RawMessage
+		if p := decode(w, r, s.cfg.MaxBody, &raw); p != nil {
+			p.write(w)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		r.ContentLength = int64(len(raw))
+		h.ServeHTTP(w, r)
+	})
 }
 
 // ServeStdio serves MCP over stdin and stdout as the key whose text is key, until ctx is

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/jsoncheck"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -111,6 +112,10 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) *Problem
 	if !utf8.Valid(body) {
 		return problem(http.StatusBadRequest, "malformed", "the body is not valid UTF-8",
 			FieldError{Field: "body", Problem: "invalid UTF-8"})
+	}
+	if at, lone := jsoncheck.LoneSurrogate(body); lone {
+		return problem(http.StatusBadRequest, "malformed", fmt.Sprintf("the body escapes half a UTF-16 surrogate pair at byte %d, which would be stored as U+FFFD", at+1),
+			FieldError{Field: "body", Problem: "a lone surrogate escape"})
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

@@ -1,7 +1,10 @@
 package statement
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"time"
 )
@@ -48,7 +51,37 @@ func (f Filters) Validate() error {
 	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
 		return &FilterError{Field: "to", Problem: "not after from: the range holds no time"}
 	}
+	if path, v, ok := notJSON("metadata", f.Metadata); ok {
+		return &FilterError{Field: path, Problem: fmt.Sprintf("%v: JSON holds finite numbers only", v)}
+	}
+	if _, err := json.Marshal(f.Metadata); err != nil {
+		return &FilterError{Field: "metadata", Problem: "not encodable as JSON: " + err.Error()}
+	}
 	return nil
+}
+
+// notJSON finds a number JSON cannot hold (NaN, an infinity) in a metadata value: its path
+// ("metadata.a[2]") and the value.
+func notJSON(path string, v any) (string, float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return path, x, math.IsNaN(x) || math.IsInf(x, 0)
+	case float32:
+		return path, float64(x), math.IsNaN(float64(x)) || math.IsInf(float64(x), 0)
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if p, f, ok := notJSON(path+"."+k, x[k]); ok {
+				return p, f, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p, f, ok := notJSON(fmt.Sprintf("%s[%d]", path, i), e); ok {
+				return p, f, true
+			}
+		}
+	}
+	return "", 0, false
 }
 
 func (f Filters) active() bool {

@@ -2,8 +2,10 @@ package statement_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recall-engine/recall/statement"
 )
@@ -44,5 +46,31 @@ func TestSettingsValidate(t *testing.T) {
 		if !strings.Contains(err.Error(), "want") {
 			t.Errorf("%s: %q does not say what is allowed", c.field, err)
 		}
+	}
+}
+
+// TestFiltersValidate: a filter the statement cannot apply is a *FilterError naming the
+// field: an unknown tags mode, an empty range, a metadata number JSON cannot hold (named by
+// its path), not a driver error from encoding the bind.
+func TestFiltersValidate(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		f     statement.Filters
+		field string
+	}{
+		{statement.Filters{TagsMode: "most"}, "tags_mode"},
+		{statement.Filters{From: from, To: from}, "to"},
+		{statement.Filters{Metadata: map[string]any{"score": math.NaN()}}, "metadata.score"},
+		{statement.Filters{Metadata: map[string]any{"a": []any{1.0, map[string]any{"b": math.Inf(1)}}}}, "metadata.a[1].b"},
+		{statement.Filters{Metadata: map[string]any{"c": make(chan int)}}, "metadata"},
+	} {
+		var fe *statement.FilterError
+		if err := c.f.Validate(); !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%+v: %v, want a *FilterError for %s", c.f, err, c.field)
+		}
+	}
+	if err := (statement.Filters{Metadata: map[string]any{"team": "x", "n": 2.5}}).Validate(); err != nil {
+		t.Errorf("a plain metadata filter: %v", err)
 	}
 }

@@ -125,6 +125,8 @@ func TestIngestRejectsMalformedLines(t *testing.T) {
 		{"unknown record", `{"title": "x"}` + "\n", "bad.jsonl:1: unknown record"},
 		{"raw bytes", "{\"type\": \"memory\", \"id\": \"a\", \"text\": \"fine\"}\n{\"type\": \"memory\", \"id\": \"b\", \"text\": \"caf\xe9\"}\n", "bad.jsonl:2: invalid UTF-8 at byte 43"},
 		{"BOM not at the start", "{\"type\": \"memory\", \"id\": \"a\", \"text\": \"fine\"}\n\uFEFF{\"type\": \"memory\", \"id\": \"b\", \"text\": \"x\"}\n", "bad.jsonl:2: not a JSON object"},
+		{"escaped lone surrogate", "{\"type\": \"memory\", \"id\": \"a\", \"text\": \"fine\"}\n{\"type\": \"memory\", \"id\": \"b\", \"text\": \"x\\ud800y\"}\n",
+			"bad.jsonl:2: a \\u escape of half a UTF-16 surrogate pair at byte 41"},
 		{"metadata that cannot be stored", `{"type": "memory", "id": "a", "text": "x", "metadata": {"k": "a\u0000b"}}` + "\n", "bad.jsonl:1: metadata.k: invalid UTF-8 or a NUL byte"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
