@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+
+	"golang.org/x/time/rate"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/keys"
@@ -78,6 +82,8 @@ func (s *Server) lookup(ctx context.Context, r *http.Request) (keys.Key, *Proble
 	if !ok {
 		return keys.Key{}, problem(http.StatusUnauthorized, "unauthorized", "no API key: send Authorization: Bearer KEY")
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.LookupTimeout)
+	defer cancel()
 	k, err := keys.Lookup(ctx, s.cfg.Keys, text)
 	if errors.Is(err, keys.ErrInvalid) {
 		return keys.Key{}, problem(http.StatusUnauthorized, "unauthorized", "the API key is invalid or revoked")
@@ -94,6 +100,9 @@ func (s *Server) lookup(ctx context.Context, r *http.Request) (keys.Key, *Proble
 func (s *Server) authed(h func(http.ResponseWriter, *http.Request, keys.Key)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		k, p := s.lookup(r.Context(), r)
+		if p == nil {
+			p = s.keyRate.allow(k.ID)
+		}
 		if p != nil {
 			p.write(w)
 			return
@@ -101,4 +110,35 @@ func (s *Server) authed(h func(http.ResponseWriter, *http.Request, keys.Key)) ht
 		info(r).key = k.ID
 		h(w, r, k)
 	})
+}
+
+// keyLimiters hold each key's token bucket.
+type keyLimiters struct {
+	rate  rate.Limit
+	burst int
+	mu    sync.Mutex
+	byKey map[string]*rate.Limiter
+}
+
+// allow takes a token of key's bucket, or returns the 429 that says when one is back.
+func (l *keyLimiters) allow(key string) *Problem {
+	l.mu.Lock()
+	if l.byKey == nil {
+		l.byKey = map[string]*rate.Limiter{}
+	}
+	lim, ok := l.byKey[key]
+	if !ok {
+		lim = rate.NewLimiter(l.rate, l.burst)
+		l.byKey[key] = lim
+	}
+	l.mu.Unlock()
+	r := lim.Reserve()
+	d := r.Delay()
+	if d == 0 {
+		return nil
+	}
+	r.Cancel()
+	p := problem(http.StatusTooManyRequests, "key-rate", fmt.Sprintf("this key is over its share: %g requests a second, %d at once (--key-rate, --key-burst)", float64(l.rate), l.burst))
+	p.retryAfter = int(math.Ceil(d.Seconds()))
+	return p
 }

@@ -79,19 +79,36 @@ func (s *Server) newMCP() *mcp.Server {
 func (s *Server) mcpHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: s.cfg.MaxBody})
-	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
-		k, p := s.lookup(ctx, r)
-		if p != nil {
-			if p.Status == http.StatusUnauthorized {
-				return nil, auth.ErrInvalidToken
-			}
-			return nil, errors.New(p.Detail)
+	// The key was looked up (and its share taken) below, before the SDK's bearer check,
+	// which reads it from the context: one lookup a request, and a database that does not
+	// answer is 503, not the SDK's 500.
+	verify := func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		k, ok := ctx.Value(mcpKey{}).(keys.Key)
+		if !ok {
+			return nil, auth.ErrInvalidToken
 		}
-		info(r).key = k.ID
 		return &auth.TokenInfo{UserID: k.ID, Extra: map[string]any{"key": k}}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(s.checkBody(h))
+	sdk := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(s.checkBody(h))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k, p := s.lookup(r.Context(), r)
+		if p == nil {
+			p = s.keyRate.allow(k.ID)
+		}
+		if p != nil {
+			if p.Status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", "Bearer")
+			}
+			p.write(w)
+			return
+		}
+		info(r).key = k.ID
+		sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mcpKey{}, k)))
+	})
 }
+
+// mcpKey is the context key of an MCP request's looked-up key.
+type mcpKey struct{}
 
 // checkBody reads an MCP request's body as REST bodies are read (MaxBody, the one limit of a
 // write: a remember call is one) and refuses what JSON decoding would change silently (an

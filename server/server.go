@@ -24,6 +24,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/keys"
@@ -45,6 +46,17 @@ type Config struct {
 	Ready func(context.Context) error
 	// MaxConcurrent bounds recalls and traces running at once; more get 429 (default 16).
 	MaxConcurrent int
+	// MaxConcurrentWrites bounds writes, deletes and summaries running at once, so that
+	// writes cannot take every database connection from recalls; more get 429 (default: a
+	// quarter of MaxConcurrent, at least 1).
+	MaxConcurrentWrites int
+	// KeyRate and KeyBurst give each key its share: a token bucket of KeyBurst requests
+	// refilled at KeyRate a second (defaults 50 and 100); a key over it gets 429 with
+	// Retry-After, and the other keys do not wait for it.
+	KeyRate  float64
+	KeyBurst int
+	// LookupTimeout bounds a key's lookup (default 2 s): past it, 503.
+	LookupTimeout time.Duration
 	// RecallTimeout bounds one recall or trace (default 10 s); WriteTimeout one write or
 	// delete (default 60 s).
 	RecallTimeout, WriteTimeout time.Duration
@@ -61,6 +73,8 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	slots   chan struct{}
+	writes  chan struct{}
+	keyRate keyLimiters
 	metrics *metrics
 	mcp     *mcp.Server
 	stdio   atomic.Pointer[string] // the key of recall mcp (stdio), looked up per call
@@ -92,7 +106,20 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent), metrics: newMetrics(cfg.Pool)}
+	if cfg.MaxConcurrentWrites <= 0 {
+		cfg.MaxConcurrentWrites = max(1, cfg.MaxConcurrent/4)
+	}
+	if cfg.KeyRate <= 0 {
+		cfg.KeyRate = 50
+	}
+	if cfg.KeyBurst <= 0 {
+		cfg.KeyBurst = 100
+	}
+	if cfg.LookupTimeout <= 0 {
+		cfg.LookupTimeout = 2 * time.Second
+	}
+	s := &Server{cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent), writes: make(chan struct{}, cfg.MaxConcurrentWrites),
+		keyRate: keyLimiters{rate: rate.Limit(cfg.KeyRate), burst: cfg.KeyBurst}, metrics: newMetrics(cfg.Pool)}
 	s.mcp = s.newMCP()
 	return s, nil
 }
@@ -197,7 +224,7 @@ func (s *Server) acquire(w http.ResponseWriter) bool {
 	if s.tryAcquire() {
 		return true
 	}
-	p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d recalls are running, the server's limit", cap(s.slots)))
+	p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d recalls are running, the server's limit (--max-concurrent)", cap(s.slots)))
 	p.retryAfter = 1
 	p.write(w)
 	return false
@@ -292,6 +319,15 @@ func (s *Server) writeLike(w http.ResponseWriter, r *http.Request, k keys.Key, l
 	}
 	user, p := writerFor(k, *scopes)
 	if p != nil {
+		p.write(w)
+		return
+	}
+	select {
+	case s.writes <- struct{}{}:
+		defer func() { <-s.writes }()
+	default:
+		p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d writes are running, the server's limit (--max-concurrent-writes)", cap(s.writes)))
+		p.retryAfter = 1
 		p.write(w)
 		return
 	}

@@ -19,6 +19,8 @@ import (
 // serverFlags are the flags recall serve and recall mcp share.
 type serverFlags struct {
 	maxConcurrent, maxConns     int
+	maxWrites, keyBurst         int
+	keyRate                     float64
 	maxBody                     int64
 	recallTimeout, writeTimeout time.Duration
 	shutdownGrace               time.Duration
@@ -31,6 +33,7 @@ type serverFlags struct {
 var envFlags = map[string]string{
 	"addr": "RECALL_ADDR", "max-concurrent": "RECALL_MAX_CONCURRENT", "max-conns": "RECALL_MAX_CONNS",
 	"max-body": "RECALL_MAX_BODY", "recall-timeout": "RECALL_RECALL_TIMEOUT",
+	"max-concurrent-writes": "RECALL_MAX_CONCURRENT_WRITES", "key-rate": "RECALL_KEY_RATE", "key-burst": "RECALL_KEY_BURST",
 	"write-timeout": "RECALL_WRITE_TIMEOUT", "log-level": "RECALL_LOG_LEVEL", "replica-url": "RECALL_REPLICA_URL",
 }
 
@@ -38,6 +41,9 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 	f := &serverFlags{}
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 16, "recalls and traces at once; more get 429 (RECALL_MAX_CONCURRENT)")
 	fs.IntVar(&f.maxConns, "max-conns", 0, "database connections (RECALL_MAX_CONNS; 0: max(4, CPUs))")
+	fs.IntVar(&f.maxWrites, "max-concurrent-writes", 0, "writes, deletes and summaries at once; more get 429 (RECALL_MAX_CONCURRENT_WRITES; 0: a quarter of --max-concurrent)")
+	fs.Float64Var(&f.keyRate, "key-rate", 50, "requests a second one key may make on average; more get 429 (RECALL_KEY_RATE)")
+	fs.IntVar(&f.keyBurst, "key-burst", 100, "requests one key may make at once (RECALL_KEY_BURST)")
 	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest write body in bytes (RECALL_MAX_BODY)")
 	fs.DurationVar(&f.recallTimeout, "recall-timeout", 10*time.Second, "bound on one recall or trace (RECALL_RECALL_TIMEOUT)")
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 60*time.Second, "bound on one write or delete (RECALL_WRITE_TIMEOUT)")
@@ -73,6 +79,8 @@ func (m *Main) parseServer(fs *flag.FlagSet, f *serverFlags, args []string, usag
 	switch {
 	case f.maxConcurrent <= 0:
 		return fmt.Errorf("%w: --max-concurrent %d: want at least 1", cli.ErrUsage, f.maxConcurrent)
+	case f.maxWrites < 0 || f.keyRate <= 0 || f.keyBurst <= 0:
+		return fmt.Errorf("%w: --max-concurrent-writes must be 0 or more, --key-rate and --key-burst positive", cli.ErrUsage)
 	case f.maxConns < 0:
 		return fmt.Errorf("%w: --max-conns %d: want 0 (the default) or more", cli.ErrUsage, f.maxConns)
 	case f.maxBody <= 0, f.recallTimeout <= 0, f.writeTimeout <= 0, f.shutdownGrace <= 0:
@@ -102,7 +110,7 @@ func (m *Main) openServer(ctx context.Context, f *serverFlags) (*server.Server, 
 		return nil, nil, err
 	}
 	s, err := server.New(server.Config{Engine: e, Keys: e.Pool(), Pool: e.Pool(), Ready: e.Ready,
-		MaxConcurrent: f.maxConcurrent, RecallTimeout: f.recallTimeout, WriteTimeout: f.writeTimeout, MaxBody: f.maxBody,
+		MaxConcurrent: f.maxConcurrent, MaxConcurrentWrites: f.maxWrites, KeyRate: f.keyRate, KeyBurst: f.keyBurst, RecallTimeout: f.recallTimeout, WriteTimeout: f.writeTimeout, MaxBody: f.maxBody,
 		Logger: slog.New(slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level})), Version: version})
 	if err != nil {
 		e.Close()

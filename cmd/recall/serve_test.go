@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -203,10 +205,99 @@ func TestServeFlags(t *testing.T) {
 		{nil, []string{"serve", "extra"}, `unexpected "extra"`},
 		{map[string]string{"RECALL_LOG_LEVEL": "loud"}, []string{"serve"}, `--log-level "loud"`},
 		{nil, []string{"mcp"}, "RECALL_API_KEY is not set"},
+		{map[string]string{"RECALL_KEY_RATE": "0"}, []string{"serve"}, "--key-rate and --key-burst positive"},
+		{nil, []string{"serve", "--max-concurrent-writes", "-1"}, "--max-concurrent-writes must be 0 or more"},
+		{nil, []string{"serve", "--set", "rrf_k=-2"}, "--set"},
+		{nil, []string{"serve", "--order", "/nonexistent/order.json"}, "--order"},
 	} {
 		code, stderr := run(c.env, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v %v: exit %d, stderr %q, want 2 and %q", c.env, c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestServeSettings: the settings reach a running server: a settings file named by
+// RECALL_SETTINGS with --set over it, as `recall serve` reads them (the one loader every
+// command shares), bound what the server's recalls return.
+func TestServeSettings(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	bin := filepath.Join(t.TempDir(), "recall")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"k": 5, "rrf_k": 30}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "RECALL_DATABASE_URL="+db.URL(testdb.OwnerRole), "RECALL_SETTINGS="+settings)
+	create := exec.Command(bin, "keys", "create", "--user", "ana", "--read", "team", "--write", "team")
+	create.Env = env
+	out, err := create.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	key := lines[len(lines)-1]
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	logs := &lockedBuffer{}
+	serve := exec.Command(bin, "serve", "--addr", addr, "--set", "k=3")
+	serve.Env, serve.Stderr = env, logs
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
+	post := func(path, body string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		if r.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", path, r.StatusCode, b)
+		}
+		return b
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if r, err := http.Get("http://" + addr + "/readyz"); err == nil {
+			_ = r.Body.Close()
+			if r.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("recall serve not ready in 60 s:\n%s", logs.String())
+		}
+	}
+	var mems []string
+	for i := range 8 {
+		mems = append(mems, fmt.Sprintf(`{"id": "m%d", "text": "The harbor crane %d was fixed on Tuesday."}`, i, i))
+	}
+	post("/v1/memories", `{"memories": [`+strings.Join(mems, ",")+`]}`)
+	var tr struct {
+		K          int `json:"k"`
+		Candidates []struct {
+			Why string `json:"why"`
+		} `json:"candidates"`
+		Pack struct {
+			Items []json.RawMessage `json:"items"`
+		} `json:"pack"`
+	}
+	if err := json.Unmarshal(post("/v1/trace", `{"query": "harbor crane", "budget": 5000}`), &tr); err != nil {
+		t.Fatal(err)
+	}
+	// k 3 from --set over the file's 5; rrf_k 30 from the file: bm25's rank 1 adds 0.7/31.
+	if tr.K != 3 || len(tr.Pack.Items) != 3 || len(tr.Candidates) == 0 || !strings.Contains(tr.Candidates[0].Why, "adds 0.022581") {
+		t.Fatalf("k %d, %d items, first candidate %+v", tr.K, len(tr.Pack.Items), tr.Candidates[:min(1, len(tr.Candidates))])
 	}
 }
