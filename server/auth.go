@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"math"
@@ -141,4 +143,22 @@ func (l *keyLimiters) allow(key string) *Problem {
 	p := problem(http.StatusTooManyRequests, "key-rate", fmt.Sprintf("this key is over its share: %g requests a second, %d at once (--key-rate, --key-burst)", float64(l.rate), l.burst))
 	p.retryAfter = int(math.Ceil(d.Seconds()))
 	return p
+}
+
+// metricsAuth requires Config.MetricsToken as the bearer token of /metrics, when it is set.
+func (s *Server) metricsAuth(h http.Handler) http.Handler {
+	if s.cfg.MetricsToken == "" {
+		return h
+	}
+	want := sha256.Sum256([]byte(s.cfg.MetricsToken))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ := bearer(r)
+		sum := sha256.Sum256([]byte(got))
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			problem(http.StatusUnauthorized, "unauthorized", "/metrics takes the metrics token: send Authorization: Bearer TOKEN").write(w)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/recall-engine/recall/server"
 )
 
 // TestWrongMethod: a route asked with a method it does not take answers 405 with Allow
@@ -19,5 +22,42 @@ func TestWrongMethod(t *testing.T) {
 		if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != c.allow {
 			t.Errorf("%s %s: %d, Allow %q; want 405, Allow %q (%s)", c.method, c.path, r.status, r.header.Get("Allow"), c.allow, r.body)
 		}
+	}
+}
+
+// TestMetricsToken: with a metrics token, /metrics answers 401 without it or with another
+// (an API key included) and serves the metrics with it; without one, /metrics is open.
+func TestMetricsToken(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	if r := w.do(t, "GET", "/metrics", "", nil); r.status != http.StatusOK {
+		t.Fatalf("open /metrics: %d", r.status)
+	}
+	alt := *w
+	alt.url = serveWith(t, w, server.Config{MetricsToken: "scrape-secret"})
+	for _, tok := range []string{"", "wrong", w.keys["ana"]} {
+		if r := alt.do(t, "GET", "/metrics", tok, nil); r.status != http.StatusUnauthorized || r.header.Get("WWW-Authenticate") == "" {
+			t.Errorf("/metrics with %q: %d", tok, r.status)
+		}
+	}
+	r := alt.do(t, "GET", "/metrics", "scrape-secret", nil)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), "recall_") {
+		t.Fatalf("/metrics with the token: %d %.200s", r.status, r.body)
+	}
+}
+
+// TestDeleteInvisibleIsNotFound: deleting ids the key cannot see answers exactly as deleting
+// ids that exist nowhere (200, deleted 0), and deletes nothing.
+func TestDeleteInvisibleIsNotFound(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	invisible := w.do(t, "DELETE", "/v1/memories", w.keys["bob"], map[string]any{"ids": []string{"team-1", "team-2"}})
+	missing := w.do(t, "DELETE", "/v1/memories", w.keys["bob"], map[string]any{"ids": []string{"nowhere-1", "nowhere-2"}})
+	if invisible.status != http.StatusOK || invisible.status != missing.status || string(invisible.body) != string(missing.body) {
+		t.Fatalf("invisible ids: %d %s; missing ids: %d %s", invisible.status, invisible.body, missing.status, missing.body)
+	}
+	var n int
+	if err := w.db.Owner.QueryRow(t.Context(), `SELECT count(*) FROM recall.memories WHERE external_id IN ('team-1', 'team-2')`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d of team's memories left: %v", n, err)
 	}
 }

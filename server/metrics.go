@@ -49,7 +49,7 @@ func (m *metrics) stages(t recall.Timings) {
 	for _, s := range []struct {
 		name string
 		d    float64
-	}{{"embed", t.Embed.Seconds()}, {"statement", t.Statement.Seconds()}, {"rerank", t.Rerank.Seconds()},
+	}{{"embed", t.Embed.Seconds()}, {"statement", t.Statement.Seconds()}, {"order", t.Order.Seconds()}, {"rerank", t.Rerank.Seconds()},
 		{"pack", t.Pack.Seconds()}, {"access", t.Access.Seconds()}, {"total", t.Total.Seconds()}} {
 		m.stage.WithLabelValues(s.name).Observe(s.d)
 	}

@@ -57,6 +57,9 @@ type Config struct {
 	KeyBurst int
 	// LookupTimeout bounds a key's lookup (default 2 s): past it, 503.
 	LookupTimeout time.Duration
+	// MetricsToken, when set, is the bearer token GET /metrics requires (401 without it);
+	// empty: /metrics is open, as a Prometheus scrape on a private network expects.
+	MetricsToken string
 	// RecallTimeout bounds one recall or trace (default 10 s); WriteTimeout one write or
 	// delete (default 60 s).
 	RecallTimeout, WriteTimeout time.Duration
@@ -148,7 +151,7 @@ func (s *Server) Handler() http.Handler {
 		_, _ = w.Write([]byte("ok\n"))
 	}))
 	route("GET /readyz", http.HandlerFunc(s.ready))
-	route("GET /metrics", s.metrics.handler())
+	route("GET /metrics", s.metricsAuth(s.metrics.handler()))
 	route("GET /openapi.json", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(OpenAPI)

@@ -181,8 +181,8 @@ func printPack(w io.Writer, p *recall.Pack) {
 	}
 	t := p.Timings
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-	fmt.Fprintf(w, "  time %s: embed %s, statement %s (on the %s), rerank %s, pack %s, access %s\n",
-		ms(t.Total), ms(t.Embed), ms(t.Statement), p.ServedBy, ms(t.Rerank), ms(t.Pack), ms(t.Access))
+	fmt.Fprintf(w, "  time %s: embed %s, statement %s (on the %s), order %s, rerank %s, pack %s, access %s\n",
+		ms(t.Total), ms(t.Embed), ms(t.Statement), p.ServedBy, ms(t.Order), ms(t.Rerank), ms(t.Pack), ms(t.Access))
 }
 
 // flagError names the flag the user typed in an input error about what the flag set: a bad

@@ -21,6 +21,7 @@ type serverFlags struct {
 	maxConcurrent, maxConns     int
 	maxWrites, keyBurst         int
 	keyRate                     float64
+	metricsTokenEnv             string
 	maxBody                     int64
 	recallTimeout, writeTimeout time.Duration
 	shutdownGrace               time.Duration
@@ -44,6 +45,7 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 	fs.IntVar(&f.maxWrites, "max-concurrent-writes", 0, "writes, deletes and summaries at once; more get 429 (RECALL_MAX_CONCURRENT_WRITES; 0: a quarter of --max-concurrent)")
 	fs.Float64Var(&f.keyRate, "key-rate", 50, "requests a second one key may make on average; more get 429 (RECALL_KEY_RATE)")
 	fs.IntVar(&f.keyBurst, "key-burst", 100, "requests one key may make at once (RECALL_KEY_BURST)")
+	fs.StringVar(&f.metricsTokenEnv, "metrics-token-env", "RECALL_METRICS_TOKEN", "the environment variable holding the bearer token /metrics requires (unset or empty: /metrics is open)")
 	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest write body in bytes (RECALL_MAX_BODY)")
 	fs.DurationVar(&f.recallTimeout, "recall-timeout", 10*time.Second, "bound on one recall or trace (RECALL_RECALL_TIMEOUT)")
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 60*time.Second, "bound on one write or delete (RECALL_WRITE_TIMEOUT)")
@@ -110,6 +112,7 @@ func (m *Main) openServer(ctx context.Context, f *serverFlags) (*server.Server, 
 		return nil, nil, err
 	}
 	s, err := server.New(server.Config{Engine: e, Keys: e.Pool(), Pool: e.Pool(), Ready: e.Ready,
+		MetricsToken:  m.Getenv(f.metricsTokenEnv),
 		MaxConcurrent: f.maxConcurrent, MaxConcurrentWrites: f.maxWrites, KeyRate: f.keyRate, KeyBurst: f.keyBurst, RecallTimeout: f.recallTimeout, WriteTimeout: f.writeTimeout, MaxBody: f.maxBody,
 		Logger: slog.New(slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level})), Version: version})
 	if err != nil {
