@@ -261,7 +261,7 @@ func TestServeSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.Body.Close()
+		defer r.Body.Close() //nolint:errcheck // a read response
 		b, _ := io.ReadAll(r.Body)
 		if r.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", path, r.StatusCode, b)
