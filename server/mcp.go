@@ -21,9 +21,9 @@ import (
 
 // The MCP tools' inputs. Descriptions are for the model that calls them.
 
-// RecallInput is the recall and trace tools' input.
+// RecallInput is the recall_search and recall_trace tools' input: POST /v1/recall's names.
 type RecallInput struct {
-	Question string   `json:"question" jsonschema:"the question to find evidence for, in natural language"`
+	Query    string   `json:"query" jsonschema:"the question to find evidence for, in natural language"`
 	Budget   int      `json:"budget,omitempty" jsonschema:"how many tokens of evidence to return (default 1000)"`
 	Filters  *Filters `json:"filters,omitempty" jsonschema:"optional: only memories of these kinds, tags, metadata or occurred time range"`
 	Read     []string `json:"read,omitempty" jsonschema:"optional: read only these scopes (each one the key may read)"`
@@ -62,15 +62,32 @@ const recallDescription = `Search the memory for evidence that answers a questio
 	`speaker, time and the retrieval lanes that found it. Ask one specific question per call; use the evidence, and say ` +
 	`when it does not answer the question.`
 
+// The MCP tools' names: prefixed with the server's, so that a client that loads several
+// memory servers does not meet two "remember" tools.
+const (
+	ToolSearch   = "recall_search"
+	ToolTrace    = "recall_trace"
+	ToolRemember = "recall_remember"
+	ToolForget   = "recall_forget"
+)
+
 func (s *Server) newMCP() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "recall", Version: s.cfg.Version}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: recallDescription}, s.toolRecall)
-	mcp.AddTool(srv, &mcp.Tool{Name: "trace", Description: `Explain a recall: the same search as the recall tool, with every ` +
-		`candidate's rank in each retrieval lane and why it was or was not returned. For debugging why evidence is missing.`}, s.toolTrace)
-	mcp.AddTool(srv, &mcp.Tool{Name: "remember", Description: `Store memories for later recall: each a self-contained ` +
-		`statement (who, what, when). All of them are stored or none is. Returns the ids, which forget takes.`}, s.toolRemember)
-	mcp.AddTool(srv, &mcp.Tool{Name: "forget", Description: `Delete memories by id (the external_id recall returns). ` +
-		`Returns how many were deleted.`}, s.toolForget)
+	no, yes := false, true
+	read := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolSearch, Title: "Search the memory", Description: recallDescription,
+		Annotations: read, OutputSchema: toolSchema(recall.Pack{})}, s.toolRecall)
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolTrace, Title: "Explain a search", Description: `Explain a recall: the same search as ` + ToolSearch +
+		`, with every candidate's rank in each retrieval lane and why it was or was not returned. For debugging why evidence is missing.`,
+		Annotations: read, OutputSchema: toolSchema(TraceResponse{})}, s.toolTrace)
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolRemember, Title: "Remember", Description: `Store memories for later recall: each a ` +
+		`self-contained statement (who, what, when). All of them are stored or none is. Returns the ids, which ` + ToolForget + ` takes.`,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no},
+		OutputSchema: toolSchema(RememberOutput{})}, s.toolRemember)
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolForget, Title: "Forget", Description: `Delete memories by id (the external_id ` + ToolSearch +
+		` returns). Returns how many were deleted.`,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
+		OutputSchema: toolSchema(DeleteResponse{})}, s.toolForget)
 	return srv
 }
 
@@ -164,6 +181,9 @@ func toolError(p *Problem) error {
 	var b strings.Builder
 	b.WriteString(p.Detail)
 	for _, f := range p.Errors {
+		if strings.Contains(p.Detail, f.Field+": "+f.Problem) {
+			continue // the detail says it already
+		}
 		fmt.Fprintf(&b, "; %s: %s", f.Field, f.Problem)
 		if f.Limit > 0 {
 			fmt.Fprintf(&b, " (limit %d)", f.Limit)
@@ -178,7 +198,7 @@ func (s *Server) recallUser(ctx context.Context, req *mcp.CallToolRequest, in Re
 		return recall.User{}, nil, err
 	}
 	// An agent that remembered something expects to recall it: read-your-writes.
-	rr := &RecallRequest{Query: in.Question, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude,
+	rr := &RecallRequest{Query: in.Query, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude,
 		GraphContext: in.Graph, ReadYourWrites: true}
 	if rr.Budget == 0 {
 		rr.Budget = 1000

@@ -15,6 +15,7 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/server"
 )
 
 // mcpSession runs the MCP exchange the tests share on session: four tools listed, recall
@@ -33,9 +34,20 @@ func mcpSession(t *testing.T, w *world, cs *mcp.ClientSession) {
 		if len(tool.Description) < 40 {
 			t.Errorf("tool %s: description %q is too short for a model to use", tool.Name, tool.Description)
 		}
+		// Every tool says what it does to the memory, and what it returns.
+		a := tool.Annotations
+		readOnly := tool.Name == server.ToolSearch || tool.Name == server.ToolTrace
+		destructive := tool.Name == server.ToolForget
+		if a == nil || a.ReadOnlyHint != readOnly || a.OpenWorldHint == nil || *a.OpenWorldHint ||
+			(!readOnly && (a.DestructiveHint == nil || *a.DestructiveHint != destructive)) || (readOnly || destructive) != a.IdempotentHint {
+			t.Errorf("tool %s: annotations %+v", tool.Name, a)
+		}
+		if schema, ok := tool.OutputSchema.(map[string]any); !ok || schema["type"] != "object" {
+			t.Errorf("tool %s: output schema %v", tool.Name, tool.OutputSchema)
+		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "forget,recall,remember,trace" {
+	if strings.Join(names, ",") != "recall_forget,recall_remember,recall_search,recall_trace" {
 		t.Fatalf("tools %v", names)
 	}
 	call := func(name string, args map[string]any) *mcp.CallToolResult {
@@ -55,12 +67,16 @@ func mcpSession(t *testing.T, w *world, cs *mcp.ClientSession) {
 		}
 		return b.String()
 	}
+	// The vocabulary of POST /v1/recall: an empty query is refused once, by its name.
+	if res := call(server.ToolSearch, map[string]any{"query": " "}); !res.IsError || strings.Count(text(res), "query: empty") != 1 {
+		t.Fatalf("an empty query: %s", text(res))
+	}
 	// The key is read-only (reader): recall records nothing, so the Go API's pack is the same.
 	want, err := w.engine.Recall(ctx, recall.User{ID: "rita", Read: []string{"team", "ops"}}, "Who fixed the crane?", 300, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := call("recall", map[string]any{"question": "Who fixed the crane?", "budget": 300})
+	res := call(server.ToolSearch, map[string]any{"query": "Who fixed the crane?", "budget": 300})
 	if res.IsError {
 		t.Fatalf("recall: %s", text(res))
 	}
@@ -75,17 +91,17 @@ func mcpSession(t *testing.T, w *world, cs *mcp.ClientSession) {
 	if !strings.Contains(text(res), "id "+want.Items[0].ExternalID) || !strings.Contains(text(res), want.Items[0].Text) {
 		t.Fatalf("text for the model lacks the first item:\n%s", text(res))
 	}
-	if res := call("recall", map[string]any{"question": "x", "read": []string{"other"}}); !res.IsError || !strings.Contains(text(res), "read[0]") {
+	if res := call(server.ToolSearch, map[string]any{"query": "x", "read": []string{"other"}}); !res.IsError || !strings.Contains(text(res), "read[0]") {
 		t.Fatalf("widening read: %v %s", res.IsError, text(res))
 	}
-	if res := call("trace", map[string]any{"question": "Who fixed the crane?"}); res.IsError || !strings.Contains(text(res), "packed") {
+	if res := call(server.ToolTrace, map[string]any{"query": "Who fixed the crane?"}); res.IsError || !strings.Contains(text(res), "packed") {
 		t.Fatalf("trace: %s", text(res))
 	}
 	// The reader may not write.
-	if res := call("remember", map[string]any{"memories": []any{map[string]any{"text": "x"}}}); !res.IsError || !strings.Contains(text(res), "may not write") {
+	if res := call(server.ToolRemember, map[string]any{"memories": []any{map[string]any{"text": "x"}}}); !res.IsError || !strings.Contains(text(res), "may not write") {
 		t.Fatalf("reader remember: %s", text(res))
 	}
-	if res := call("forget", map[string]any{"ids": []string{want.Items[0].ExternalID}}); !res.IsError || !strings.Contains(text(res), "may not write") {
+	if res := call(server.ToolForget, map[string]any{"ids": []string{want.Items[0].ExternalID}}); !res.IsError || !strings.Contains(text(res), "may not write") {
 		t.Fatalf("reader forget: %s", text(res))
 	}
 }
@@ -133,19 +149,28 @@ func TestMCPOverHTTP(t *testing.T) {
 	if _, err := connect("rk_bad"); err == nil {
 		t.Fatal("connected with a bad key")
 	}
-	cs, err := connect(w.keys["reader"])
-	if err != nil {
-		t.Fatal(err)
+	// The newest protocol revision the SDK speaks, and 2025-06-18 (the first with output
+	// schemas and structured content), each through the whole exchange.
+	for _, version := range []string{mcp.SupportedProtocolVersions()[0], "2025-06-18"} {
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: w.url + "/mcp",
+			HTTPClient: &http.Client{Transport: bearerTransport{w.keys["reader"]}}, DisableStandaloneSSE: true},
+			&mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("protocol %s: %v", version, err)
+		}
+		if got := cs.InitializeResult().ProtocolVersion; got != version {
+			t.Fatalf("asked for protocol %s, the server answered %s", version, got)
+		}
+		mcpSession(t, w, cs)
+		_ = cs.Close()
 	}
-	defer func() { _ = cs.Close() }()
-	mcpSession(t, w, cs)
 	// A writer's key remembers and forgets, as itself.
 	ws, err := connect(w.keys["ana"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = ws.Close() }()
-	res, err := ws.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{
+	res, err := ws.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolRemember, Arguments: map[string]any{
 		"memories": []any{map[string]any{"id": "mcp-1", "text": "Ana moved the standup to Thursdays.", "speaker": "Ana"}}}})
 	if err != nil || res.IsError {
 		t.Fatalf("remember: %v %+v", err, res)
@@ -154,7 +179,7 @@ func TestMCPOverHTTP(t *testing.T) {
 	if err := w.db.Owner.QueryRow(ctx, `SELECT scopes FROM recall.memories WHERE external_id = 'mcp-1'`).Scan(&scopes); err != nil || strings.Join(scopes, ",") != "team" {
 		t.Fatalf("remembered memory in %v (%v)", scopes, err)
 	}
-	res, err = ws.CallTool(ctx, &mcp.CallToolParams{Name: "forget", Arguments: map[string]any{"ids": []string{"mcp-1"}}})
+	res, err = ws.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolForget, Arguments: map[string]any{"ids": []string{"mcp-1"}}})
 	if err != nil || res.IsError {
 		t.Fatalf("forget: %v %+v", err, res)
 	}

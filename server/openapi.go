@@ -33,7 +33,7 @@ var apiRoutes = []apiRoute{
 	{"delete", "/v1/memories", "Delete memories by id (and the summaries that cover them).", true, DeleteRequest{}, DeleteResponse{}, []int{400, 401, 403, 413, 503, 504}},
 	{"post", "/v1/summarize", "Build the summaries of a scope set by session and entity community, replacing the last ones.", true, SummarizeRequest{}, SummarizeResponse{},
 		[]int{400, 401, 403, 413, 503, 504}},
-	{"post", "/mcp", "The MCP endpoint (streamable HTTP, stateless): tools recall, trace, remember, forget.", true, nil, nil, []int{401}},
+	{"post", "/mcp", "The MCP endpoint (streamable HTTP, stateless): tools recall_search, recall_trace, recall_remember, recall_forget.", true, nil, nil, []int{401}},
 	{"get", "/healthz", "The process is up.", false, nil, nil, nil},
 	{"get", "/readyz", "The database answers and its schema is this server's.", false, nil, nil, []int{503}},
 	{"get", "/metrics", "Prometheus metrics (text format).", false, nil, nil, nil},
@@ -41,8 +41,9 @@ var apiRoutes = []apiRoute{
 }
 
 type schemas struct {
-	defs  map[string]any
-	names map[reflect.Type]string
+	defs   map[string]any
+	names  map[reflect.Type]string
+	prefix string // where a $ref points: "#/components/schemas/" in the document, "#/$defs/" in a tool's schema
 }
 
 func (s *schemas) name(t reflect.Type) string {
@@ -99,13 +100,13 @@ func (s *schemas) of(t reflect.Type) map[string]any {
 			s.defs[n] = nil // placeholder against recursion
 			s.defs[n] = s.object(t)
 		}
-		return map[string]any{"$ref": "#/components/schemas/" + n}
+		return map[string]any{"$ref": s.prefix + n}
 	}
 	return map[string]any{}
 }
 
 // object is a struct's schema: its JSON fields (embedded structs inlined); a field without
-// omitempty is required.
+// omitempty or omitzero is required.
 func (s *schemas) object(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	var required []string
@@ -126,7 +127,7 @@ func (s *schemas) object(t reflect.Type) map[string]any {
 				name = f.Name
 			}
 			props[name] = s.of(f.Type)
-			if !strings.Contains(opts, "omitempty") {
+			if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
 				required = append(required, name)
 			}
 		}
@@ -145,7 +146,7 @@ func (s *schemas) object(t reflect.Type) map[string]any {
 
 // openAPI builds the document.
 func openAPI() ([]byte, error) {
-	s := &schemas{defs: map[string]any{}, names: map[reflect.Type]string{}}
+	s := &schemas{defs: map[string]any{}, names: map[reflect.Type]string{}, prefix: "#/components/schemas/"}
 	problemRef := s.of(reflect.TypeFor[Problem]())
 	paths := map[string]any{}
 	for _, r := range apiRoutes {
@@ -187,4 +188,15 @@ func openAPI() ([]byte, error) {
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	return append(b, '\n'), err
+}
+
+// toolSchema is the JSON Schema of an MCP tool's structured result, v's type, from the same
+// generator as the OpenAPI document: the object itself, the types it refers to in $defs.
+func toolSchema(v any) map[string]any {
+	s := &schemas{defs: map[string]any{}, names: map[reflect.Type]string{}, prefix: "#/$defs/"}
+	root := s.object(reflect.TypeOf(v))
+	if len(s.defs) > 0 {
+		root["$defs"] = s.defs
+	}
+	return root
 }
