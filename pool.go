@@ -16,6 +16,7 @@ import (
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
 	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/telemetry"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -29,6 +30,9 @@ type PoolOptions struct {
 	// ReplicaURL, when set, is the runtime role's URL on a streaming replica: Open makes a
 	// second pool there, the same size, for Config.Replica.
 	ReplicaURL string
+	// SpanQueryText puts each statement's SQL text on its database span (db.query.text) when
+	// tracing is on. Off, a span names the operation only. Bind arguments are never recorded.
+	SpanQueryText bool
 }
 
 // ErrNoURL is returned by Open and PoolConfig for an empty database URL.
@@ -72,6 +76,9 @@ func PoolConfig(url string, o PoolOptions) (*pgxpool.Config, error) {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: grace}
 	}
 	cfg.AfterConnect = pgxvec.RegisterTypes
+	// Each round trip is a span under the recall, write or request that made it, when an
+	// OpenTelemetry tracer provider is installed (package telemetry; a no-op otherwise).
+	cfg.ConnConfig.Tracer = telemetry.DB{QueryText: o.SpanQueryText}
 	return cfg, nil
 }
 
@@ -96,7 +103,7 @@ func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, 
 			return nil, fmt.Errorf("recall: replica: %w", err)
 		}
 		replica := cfg.Replica
-		e, err := Open(ctx, url, cfg, PoolOptions{MaxConns: o.MaxConns, MinConns: o.MinConns, CancelGrace: o.CancelGrace})
+		e, err := Open(ctx, url, cfg, PoolOptions{MaxConns: o.MaxConns, MinConns: o.MinConns, CancelGrace: o.CancelGrace, SpanQueryText: o.SpanQueryText})
 		if err != nil {
 			replica.Close()
 			return nil, err

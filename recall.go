@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/telemetry"
 	"github.com/recall-engine/recall/pack"
-	"github.com/recall-engine/recall/ranker"
-	"github.com/recall-engine/recall/rerank"
 	"github.com/recall-engine/recall/statement"
 	"github.com/recall-engine/recall/when"
 )
@@ -108,11 +109,17 @@ func (r *run) warn(stage string, err error) { r.pack.Warn(stage, err) }
 
 // run is Recall and Trace, stage by stage: prepare, retrieve, order, pack, record. A trace
 // reads every lane's candidates and records no access.
-func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens int, opts *Options, trace bool) (*run, error) {
+func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens int, opts *Options, trace bool) (_ *run, err error) {
 	start := time.Now()
 	if opts == nil {
 		opts = &Options{}
 	}
+	name := "recall"
+	if trace {
+		name = "recall.trace"
+	}
+	ctx, span := telemetry.Start(ctx, name, attribute.Int("recall.budget", budgetTokens))
+	defer func() { telemetry.End(span, err) }()
 	r := &run{pack: &Pack{Query: query, Budget: budgetTokens}}
 	if w, _ := e.profileWarn.Load().(string); w != "" {
 		r.warn("settings", errors.New(w))
@@ -126,7 +133,7 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	if err := e.order(ctx, r, opts); err != nil {
 		return nil, err
 	}
-	e.packItems(r, opts)
+	e.packItems(ctx, r, opts)
 	if !trace {
 		if err := e.record(ctx, r); err != nil {
 			return nil, err
@@ -134,6 +141,9 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	}
 	r.pack.Timings.Total = time.Since(start)
 	r.pack.Normalize()
+	span.SetAttributes(attribute.Int("recall.candidates", len(r.all)), attribute.Int("recall.items", len(r.pack.Items)),
+		attribute.Int("recall.used_tokens", r.pack.Used), attribute.String("recall.served_by", string(r.pack.ServedBy)),
+		attribute.Int("recall.warnings", len(r.pack.Warnings)))
 	return r, nil
 }
 
@@ -169,7 +179,9 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 	done := make(chan embedded, 1)
 	go func() {
 		t := time.Now()
+		ctx, span := telemetry.Start(ctx, "recall.embed")
 		vs, cut, err := embed.Report(ctx, e.cfg.Embedder, []string{req.search}, embed.Query)
+		telemetry.End(span, err)
 		var v []float32
 		if err == nil {
 			v = vs[0]
@@ -226,7 +238,7 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 // retrieve runs the statement as the caller, on the replica when one is configured and can
 // serve (else on the primary; a replica that fails leaves a warning and the primary serves).
 // A trace reads every lane's candidates, not only the fused top K.
-func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace bool) error {
+func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace bool) (err error) {
 	s := r.req.settings
 	if trace {
 		// Every lane's candidates, each with the neighbours it would need, so the trace can
@@ -235,7 +247,13 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 		s.ContextHits = s.K
 	}
 	t := time.Now()
-	defer func() { r.pack.Timings.Statement = time.Since(t) }()
+	ctx, span := telemetry.Start(ctx, "recall.statement", attribute.String("recall.plan", r.req.st.Shape.Plan.String()),
+		attribute.Int("recall.dim", r.req.st.Shape.Dim), attribute.Int("recall.k", s.K))
+	defer func() {
+		r.pack.Timings.Statement = time.Since(t)
+		span.SetAttributes(attribute.Int("recall.candidates", len(r.all)), attribute.String("recall.served_by", string(r.pack.ServedBy)))
+		telemetry.End(span, err)
+	}()
 	why, err := e.replicaFor(ctx, user, ryw)
 	if err == nil && why == "" {
 		all, rerr := e.runOnReplica(ctx, r, s)
@@ -257,86 +275,11 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 	return err
 }
 
-// order puts the first K candidates in merit order: the learned order (Config.Order) over
-// them, then the reranker's scores over the head, direct sources first, the rest in that
-// order; then MMR when configured.
-func (e *Engine) order(ctx context.Context, r *run, opts *Options) error {
-	s := r.req.settings
-	cands, cut := pack.CutWeak(pack.Head(r.all, s.K), s.CutRatio, s.CutRank)
-	r.pack.Cut = cut
-	t := time.Now()
-	// The learned order ranks what several lanes found; a plan of one lane (an evaluation
-	// arm: the lane alone) keeps that lane's order.
-	if m := e.cfg.Order; m != nil && !opts.NoOrder && len(r.req.st.Lanes) > 1 {
-		cands = learnedOrder(m, r.req.query, cands, s.RRFK)
-	}
-	r.pack.Timings.Order = time.Since(t)
-	t = time.Now()
-	scores, err := e.rerank(ctx, r, cands, opts.NoRerank)
-	r.pack.Timings.Rerank = time.Since(t)
-	if err != nil {
-		return err
-	}
-	for i := range scores {
-		cands[i].RerankScore = &scores[i]
-	}
-	t = time.Now()
-	r.ordered = pack.MeritOrder(cands, scores, e.cfg.MMRLambda)
-	r.pack.Timings.Pack = time.Since(t)
-	return nil
-}
-
-// learnedOrder orders cands by the model's scores of their features (package ranker),
-// keeping each candidate's features and score for a trace.
-func learnedOrder(m *ranker.Model, query string, cands []pack.Ranked, rrfK float64) []pack.Ranked {
-	head := make([]statement.Candidate, len(cands))
-	for i, c := range cands {
-		head[i] = c.Candidate
-	}
-	xs := ranker.Extract(query, head, rrfK)
-	out := make([]pack.Ranked, len(cands))
-	for i, j := range m.Order(xs) {
-		c := cands[j]
-		score := m.Score(xs[j])
-		c.Features, c.OrderScore = xs[j], &score
-		out[i] = c
-	}
-	return out
-}
-
-// rerank scores the head with the cross-encoder; a failure drops the stage with a warning
-// (an error in Strict mode). It returns nil when there is nothing to rerank.
-func (e *Engine) rerank(ctx context.Context, r *run, cands []pack.Ranked, off bool) ([]float32, error) {
-	if e.cfg.Reranker == nil || off || len(cands) < e.cfg.RerankMin {
-		return nil, nil
-	}
-	head := cands[:min(len(cands), e.cfg.RerankDepth)]
-	docs := make([]string, len(head))
-	for i, c := range head {
-		docs[i] = c.Text
-	}
-	scores, rep, err := rerank.ScoreReport(ctx, e.cfg.Reranker, r.req.query, docs)
-	if rep.QueryTruncated {
-		r.warn("rerank", errors.New("the query was cut to half the cross-encoder's length"))
-	}
-	if err == nil && len(scores) != len(docs) {
-		err = fmt.Errorf("%d scores for %d documents", len(scores), len(docs))
-	}
-	switch {
-	case err == nil:
-		return scores, nil
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("recall: %w", ctx.Err())
-	case e.cfg.Strict:
-		return nil, fmt.Errorf("%w: %w", ErrRerank, err)
-	}
-	r.warn("rerank", fmt.Errorf("statement order kept: %w", err))
-	return nil, nil
-}
-
 // packItems walks the merit order into the budget and fills the pack (package pack).
-func (e *Engine) packItems(r *run, opts *Options) {
+func (e *Engine) packItems(ctx context.Context, r *run, opts *Options) {
 	t := time.Now()
+	_, span := telemetry.Start(ctx, "recall.pack")
+	defer span.End()
 	r.packed = pack.Fill(r.pack, pack.Input{Ordered: r.ordered, ContextHits: r.req.settings.ContextHits, Budget: r.req.budget,
 		Altitude: r.pack.Altitude, GraphContext: opts.GraphContext, Tokens: e.cfg.Tokens})
 	r.pack.Abstain = pack.Abstain(r.all[:min(len(r.all), r.req.settings.K)], len(r.req.q.Vector) > 0, e.cfg.MinSimilarity, e.cfg.MinResults)
@@ -355,7 +298,9 @@ func (e *Engine) record(ctx context.Context, r *run) error {
 		ids[i] = it.ID
 	}
 	t := time.Now()
+	ctx, span := telemetry.Start(ctx, "recall.access", attribute.Int("recall.items", len(ids)))
 	n, err := e.recorder.Record(ctx, who.read, who.write, ids, r.req.q.Now)
+	telemetry.End(span, err)
 	p.Timings.Access = time.Since(t)
 	if err != nil {
 		if e.cfg.Strict {

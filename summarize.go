@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/recall-engine/recall/internal/telemetry"
 	"github.com/recall-engine/recall/summarize"
 	"github.com/recall-engine/recall/write"
 )
@@ -59,7 +60,9 @@ type SummarizeResult struct {
 // memories, and writes the summaries (kind summary, covering the group) in one batch that
 // also deletes the summaries of groups that no longer exist. Running it twice on the same
 // memories writes the same summaries. It reads and writes as user.
-func (e *Engine) Summarize(ctx context.Context, user User, o SummarizeOptions) (SummarizeResult, error) {
+func (e *Engine) Summarize(ctx context.Context, user User, o SummarizeOptions) (_ SummarizeResult, err error) {
+	ctx, span := telemetry.Start(ctx, "recall.summarize")
+	defer func() { telemetry.End(span, err) }()
 	who, err := user.check()
 	if err != nil {
 		return SummarizeResult{}, err

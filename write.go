@@ -4,6 +4,9 @@ import (
 	"context"
 	"slices"
 
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/recall-engine/recall/internal/telemetry"
 	"github.com/recall-engine/recall/write"
 )
 
@@ -45,12 +48,17 @@ const (
 
 // Write stores b as user in one transaction (package write says how): all of it lands or
 // none of it does, and a bad row is refused before anything is written with a *WriteError.
-func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, error) {
+func (e *Engine) Write(ctx context.Context, user User, b Batch) (_ WriteResult, err error) {
+	ctx, span := telemetry.Start(ctx, "recall.write", attribute.Int("recall.batch.memories", len(b.Memories)),
+		attribute.Int("recall.batch.sources", len(b.Sources)), attribute.Int("recall.batch.entities", len(b.Entities)),
+		attribute.Int("recall.batch.relations", len(b.Relations)))
+	defer func() { telemetry.End(span, err) }()
 	who, err := user.check()
 	if err != nil {
 		return WriteResult{}, err
 	}
 	res, err := e.writer.Write(ctx, who.read, who.write, b)
+	span.SetAttributes(attribute.Int("recall.written.memories", res.Memories), attribute.Int("recall.written.updated", res.Updated))
 	if err == nil {
 		e.noteWrite(ctx, user)
 	}
@@ -67,12 +75,15 @@ func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, er
 // cover them; extracted entities nothing mentions any more go too. It returns how many of
 // the named memories were deleted; an id that is empty,
 // too long, invalid UTF-8 or holds a NUL byte is refused with a *WriteError ("ids[2].id").
-func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []string) (int, error) {
+func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []string) (_ int, err error) {
+	ctx, span := telemetry.Start(ctx, "recall.delete", attribute.Int("recall.ids", len(ids)))
+	defer func() { telemetry.End(span, err) }()
 	who, err := user.check()
 	if err != nil {
 		return 0, err
 	}
 	n, err := e.writer.Delete(ctx, who.read, who.write, scopes, ids)
+	span.SetAttributes(attribute.Int("recall.deleted", n))
 	if err == nil {
 		e.noteWrite(ctx, user)
 	}

@@ -14,8 +14,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/telemetry"
 	"github.com/recall-engine/recall/keys"
 )
 
@@ -88,7 +91,27 @@ func (s *Server) newMCP() *mcp.Server {
 		` returns). Returns how many were deleted.`,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
 		OutputSchema: toolSchema(DeleteResponse{})}, s.toolForget)
+	srv.AddReceivingMiddleware(toolSpans)
 	return srv
+}
+
+// toolSpans makes each MCP tool call a span ("tools/call recall_search"), under the HTTP
+// request's span when there is one.
+func toolSpans(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || call.Params == nil {
+			return next(ctx, method, req)
+		}
+		ctx, span := telemetry.Start(ctx, method+" "+call.Params.Name,
+			attribute.String("mcp.method.name", method), attribute.String("gen_ai.tool.name", call.Params.Name))
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError && err == nil {
+			span.SetStatus(codes.Error, "the tool answered an error")
+		}
+		telemetry.End(span, err)
+		return res, err
+	}
 }
 
 // mcpHandler is /mcp: streamable HTTP, stateless (each request is authenticated by its own

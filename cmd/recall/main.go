@@ -5,11 +5,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/internal/telemetry"
 )
 
 func main() {
@@ -22,8 +25,28 @@ func main() {
 // Main is the command with its outputs and environment, so tests can run it in-process.
 type Main struct{ cli.Env }
 
-// Run runs one subcommand and returns the exit status.
+// Run runs one subcommand and returns the exit status. When the OTEL_* environment asks for
+// traces (package telemetry), every subcommand exports its spans, flushed before it returns.
 func (m *Main) Run(ctx context.Context, args []string) int {
+	shutdown, on, err := telemetry.Setup(ctx, m.Getenv, "recall")
+	if err != nil {
+		fmt.Fprintln(m.Stderr, "recall:", err)
+		return 2
+	}
+	if on {
+		defer func() {
+			// A collector that does not answer costs the command at most this long.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := shutdown(ctx); err != nil {
+				fmt.Fprintln(m.Stderr, "recall: exporting traces:", err)
+			}
+		}()
+	}
+	return m.run(ctx, args)
+}
+
+func (m *Main) run(ctx context.Context, args []string) int {
 	return cli.Run(ctx, m.Env, "recall", map[string]cli.Command{
 		"models":    {Summary: "fetch an ONNX model from a Hugging Face style hub (models pull NAME --dir DIR)", Run: m.models},
 		"db":        {Summary: "the embedded database: start, stop, status, url", Run: m.db},

@@ -107,7 +107,8 @@ func (m *Main) openServer(ctx context.Context, f *serverFlags) (*server.Server, 
 	}
 	runtimeURL := c.RuntimeURL
 	c.Close() // the engine's own pool serves the keys too
-	e, err := recall.Open(ctx, runtimeURL, cfg, recall.PoolOptions{MaxConns: int32(f.maxConns), ReplicaURL: f.replicaURL})
+	e, err := recall.Open(ctx, runtimeURL, cfg, recall.PoolOptions{MaxConns: int32(f.maxConns), ReplicaURL: f.replicaURL,
+		SpanQueryText: strings.EqualFold(m.Getenv("RECALL_OTEL_DB_QUERY_TEXT"), "true")})
 	if err != nil {
 		return nil, nil, err
 	}

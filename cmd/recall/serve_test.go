@@ -223,62 +223,12 @@ func TestServeFlags(t *testing.T) {
 func TestServeSettings(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
-	bin := filepath.Join(t.TempDir(), "recall")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	settings := filepath.Join(t.TempDir(), "settings.json")
 	if err := os.WriteFile(settings, []byte(`{"k": 5, "rrf_k": 30}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "RECALL_DATABASE_URL="+db.URL(testdb.OwnerRole), "RECALL_SETTINGS="+settings)
-	create := exec.Command(bin, "keys", "create", "--user", "ana", "--read", "team", "--write", "team")
-	create.Env = env
-	out, err := create.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	key := lines[len(lines)-1]
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	logs := &lockedBuffer{}
-	serve := exec.Command(bin, "serve", "--addr", addr, "--set", "k=3")
-	serve.Env, serve.Stderr = env, logs
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
-	post := func(path, body string) []byte {
-		t.Helper()
-		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
-		r, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Body.Close() //nolint:errcheck // a read response
-		b, _ := io.ReadAll(r.Body)
-		if r.StatusCode != 200 {
-			t.Fatalf("%s: %d %s", path, r.StatusCode, b)
-		}
-		return b
-	}
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if r, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			_ = r.Body.Close()
-			if r.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("recall serve not ready in 60 s:\n%s", logs.String())
-		}
-	}
+	srv := serveProcess(t, db, []string{"RECALL_SETTINGS=" + settings}, "--set", "k=3")
+	post := func(path, body string) []byte { t.Helper(); return srv.post(t, path, body, nil) }
 	var mems []string
 	for i := range 8 {
 		mems = append(mems, fmt.Sprintf(`{"id": "m%d", "text": "The harbor crane %d was fixed on Tuesday."}`, i, i))
@@ -300,4 +250,73 @@ func TestServeSettings(t *testing.T) {
 	if tr.K != 3 || len(tr.Pack.Items) != 3 || len(tr.Candidates) == 0 || !strings.Contains(tr.Candidates[0].Why, "adds 0.022581") {
 		t.Fatalf("k %d, %d items, first candidate %+v", tr.K, len(tr.Pack.Items), tr.Candidates[:min(1, len(tr.Candidates))])
 	}
+}
+
+// served is a recall serve process on loopback with one key (user ana, scope team).
+type served struct {
+	addr, key string
+	logs      *lockedBuffer
+}
+
+// serveProcess builds recall, creates a key on db and starts recall serve with the extra
+// environment and arguments, waiting until /readyz answers 200. The process is killed when
+// the test ends.
+func serveProcess(t *testing.T, db *testdb.DB, extraEnv []string, args ...string) *served {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "recall")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	env := append(append(os.Environ(), "RECALL_DATABASE_URL="+db.URL(testdb.OwnerRole)), extraEnv...)
+	create := exec.Command(bin, "keys", "create", "--user", "ana", "--read", "team", "--write", "team")
+	create.Env = env
+	out, err := create.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &served{addr: ln.Addr().String(), key: lines[len(lines)-1], logs: &lockedBuffer{}}
+	ln.Close()
+	serve := exec.Command(bin, append([]string{"serve", "--addr", s.addr}, args...)...)
+	serve.Env, serve.Stderr = env, s.logs
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Signal(syscall.SIGTERM); _ = serve.Wait() })
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if r, err := http.Get("http://" + s.addr + "/readyz"); err == nil {
+			_ = r.Body.Close()
+			if r.StatusCode == 200 {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("recall serve not ready in 60 s:\n%s", s.logs.String())
+		}
+	}
+}
+
+// post sends body to path with the key and the extra headers, and returns the 200 answer.
+func (s *served) post(t *testing.T, path, body string, header http.Header) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+s.addr+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close() //nolint:errcheck // a read response
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != 200 {
+		t.Fatalf("%s: %d %s", path, r.StatusCode, b)
+	}
+	return b
 }
