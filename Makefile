@@ -36,9 +36,12 @@ test: ## Run every test against the private server (installed and started as nee
 	@url=$$(scripts/db.sh start); \
 	TEST_DATABASE_URL="$$url" $(GO) test -count=1 $(PKGS)
 	@lib=$$(scripts/ort-install.sh); \
-	ONNXRUNTIME_LIB="$$lib" $(GO) test -count=1 -tags ort $(ONNX_PKGS)
+	$(ORT_ENV) ONNXRUNTIME_LIB="$$lib" $(GO) test -count=1 -tags ort $(ONNX_PKGS)
 
 ONNX_PKGS := ./embed/onnx ./rerank/onnx
+# ONNX Runtime keeps a device id and a small database under $XDG_CACHE_HOME (~/.cache/Microsoft):
+# the tests keep them in .ort/cache instead, with Go's build cache left where it is.
+ORT_ENV = GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$(CURDIR)/.ort/cache"
 
 .PHONY: ort
 ort: ## Fetch ONNX Runtime's shared library (npm onnxruntime-node) into .ort/; prints its path.
@@ -51,7 +54,7 @@ bench-models: ## Write MiniLM-L6-shaped random-weight ONNX models into .models/ 
 .PHONY: bench-onnx
 bench-onnx: bench-models ## ONNX benchmarks, both backends, GOEXPERIMENT=simd (COUNT=n, TIMES=n).
 	@lib=$$(scripts/ort-install.sh); \
-	GOEXPERIMENT=simd ONNXRUNTIME_LIB="$$lib" $(GO) test -tags ort -run='^$$' -bench='$(or $(BENCH),.)' \
+	$(ORT_ENV) GOEXPERIMENT=simd ONNXRUNTIME_LIB="$$lib" $(GO) test -tags ort -run='^$$' -bench='$(or $(BENCH),.)' \
 		-benchtime=$(or $(TIMES),5)x -count=$(or $(COUNT),1) $(ONNX_PKGS)
 
 .PHONY: bench-serve
