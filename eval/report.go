@@ -54,6 +54,9 @@ func (r *Report) Markdown(w io.Writer, command, svgName string) error {
 		}
 		row(&b, append(cells, fmt.Sprintf("%.1f", p.P50ms), fmt.Sprintf("%.1f", p.P95ms), d, pv))
 	}
+	if f := r.Failures(); f != "" {
+		b.WriteString("\n" + f + "\n")
+	}
 	r.groupTables(&b)
 	if svgName != "" {
 		fmt.Fprintf(&b, "\n![%s and p50 latency per arm](%s)\n", r.Metric, svgName)
@@ -63,6 +66,22 @@ func (r *Report) Markdown(w io.Writer, command, svgName string) error {
 }
 
 // groupTables writes, per group, every arm's metrics.
+// Failures says, for the arms that had any, how many searches failed every try (each scored
+// as a query that found nothing) and how many failed at least once; "" when none failed.
+func (r *Report) Failures() string {
+	var parts []string
+	for _, p := range r.Plans {
+		if p.Failed > 0 || p.Retried > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d failed, %d retried", p.Plan, p.Failed, p.Retried))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Failed searches (a search that failed every try scores as a query that found nothing; " +
+		"latency includes the retries): " + strings.Join(parts, "; ") + "."
+}
+
 func (r *Report) groupTables(b *strings.Builder) {
 	for _, g := range r.GroupNames() {
 		fmt.Fprintf(b, "\n### %s = %s (%d queries)\n\n", r.GroupField, g, r.Groups[g])

@@ -35,6 +35,15 @@ type Options struct {
 	PackBudgets []int
 	// Progress, when set, is told after every search.
 	Progress func(done, total int)
+	// Retries is how many more times a failed search is tried (after 250 ms, then 500 ms, ...)
+	// before it counts as failed. A search that still fails scores as a query that found
+	// nothing, and the report counts it; the run stops once more than MaxFailed searches
+	// have failed so (the zero value: at the first).
+	Retries   int
+	MaxFailed int
+	// Failed, when set, is told of every failed attempt (retried says whether it will be
+	// tried again).
+	Failed func(plan statement.Plan, q Query, budget int, err error, retried bool)
 }
 
 // QueryResult is one query's outcome in one arm.
@@ -46,6 +55,9 @@ type QueryResult struct {
 	Pack map[string]float64 `json:"pack,omitempty"`
 	// Top is the first ten ids returned.
 	Top []string `json:"top"`
+	// Failed is the error of a search that failed every try: the query scored as having
+	// found nothing (its pack too, when it is the pack's search that failed).
+	Failed string `json:"failed,omitempty"`
 }
 
 // PlanResult is one arm of a study: its metrics (means over the queries, trec_eval
@@ -58,7 +70,13 @@ type PlanResult struct {
 	Pack    map[string]float64            `json:"pack,omitempty"`
 	P50ms   float64                       `json:"p50_ms"`
 	P95ms   float64                       `json:"p95_ms"`
-	Queries []QueryResult                 `json:"per_query,omitempty"`
+	// Failed counts the searches that failed every try; Retried, the searches that failed
+	// at least once.
+	Failed  int           `json:"failed"`
+	Retried int           `json:"retried"`
+	Queries []QueryResult `json:"per_query,omitempty"`
+
+	lastFailure string
 }
 
 // Significance compares an arm's metric with maximal's over the same queries.
@@ -109,16 +127,22 @@ func Study(ctx context.Context, dataset string, queries []Query, qrels map[strin
 		lat := make([]time.Duration, 0, len(queries))
 		for _, q := range queries {
 			t := time.Now()
-			ranked, err := search(ctx, q, plan, 0)
+			ranked, err := o.try(ctx, search, &r, q, plan, 0)
 			lat = append(lat, time.Since(t))
 			if err != nil {
-				return nil, fmt.Errorf("eval: plan %s, query %s: %w", plan, q.ID, err)
+				return nil, err
 			}
 			qr := QueryResult{ID: q.ID, Group: group(q, o.GroupField), Metrics: Score(ranked, qrels[q.ID]), Top: ranked[:min(10, len(ranked))]}
+			if ranked == nil {
+				qr.Failed = r.lastFailure
+			}
 			for _, b := range o.PackBudgets {
-				packed, err := search(ctx, q, plan, b)
+				packed, err := o.try(ctx, search, &r, q, plan, b)
 				if err != nil {
-					return nil, fmt.Errorf("eval: plan %s, query %s, pack of %d: %w", plan, q.ID, b, err)
+					return nil, err
+				}
+				if packed == nil && qr.Failed == "" {
+					qr.Failed = r.lastFailure
 				}
 				if qr.Pack == nil {
 					qr.Pack = map[string]float64{}
@@ -138,6 +162,49 @@ func Study(ctx context.Context, dataset string, queries []Query, qrels map[strin
 	}
 	rep.Significance = compare(rep.Plans, o.Metric)
 	return rep, nil
+}
+
+// try runs one search, again after a failure up to o.Retries times while ctx lasts. A search
+// that fails every try is counted in r and returns nil ranking and nil error, unless it takes
+// r's failures past o.MaxFailed (or ctx has ended): then the error stops the study.
+func (o Options) try(ctx context.Context, search SearchFunc, r *PlanResult, q Query, plan statement.Plan, budget int) ([]string, error) {
+	for attempt := 0; ; attempt++ {
+		ranked, err := search(ctx, q, plan, budget)
+		if err == nil {
+			if ranked == nil {
+				ranked = []string{}
+			}
+			return ranked, nil
+		}
+		where := fmt.Sprintf("plan %s, query %s", plan, q.ID)
+		if budget > 0 {
+			where += fmt.Sprintf(", pack of %d", budget)
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("eval: %s: %w", where, err)
+		}
+		again := attempt < o.Retries
+		if o.Failed != nil {
+			o.Failed(plan, q, budget, err, again)
+		}
+		if attempt == 0 {
+			r.Retried++
+		}
+		if !again {
+			r.Failed++
+			r.lastFailure = err.Error()
+			if r.Failed > o.MaxFailed {
+				return nil, fmt.Errorf("eval: %s: %d searches failed after %d tries each (more than the %d allowed): %w",
+					where, r.Failed, o.Retries+1, o.MaxFailed, err)
+			}
+			return nil, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("eval: %s: %w", where, err)
+		case <-time.After(time.Duration(attempt+1) * 250 * time.Millisecond):
+		}
+	}
 }
 
 func group(q Query, field string) string {

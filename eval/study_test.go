@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -81,8 +83,8 @@ func TestStudy(t *testing.T) {
 	}
 	var plansJSON []map[string]any
 	_ = json.Unmarshal(top["plans"], &plansJSON)
-	for _, k := range []string{"plan", "metrics", "groups", "pack", "p50_ms", "p95_ms", "per_query"} {
-		if _, ok := plansJSON[0][k]; !ok || len(plansJSON[0]) != 7 {
+	for _, k := range []string{"plan", "metrics", "groups", "pack", "p50_ms", "p95_ms", "failed", "retried", "per_query"} {
+		if _, ok := plansJSON[0][k]; !ok || len(plansJSON[0]) != 9 {
 			t.Fatalf("plan keys: %v", plansJSON[0])
 		}
 	}
@@ -96,5 +98,71 @@ func TestStudy(t *testing.T) {
 	if !strings.Contains(md.String(), "| bm25 | 0.6309 |") || !strings.Contains(md.String(), "![ndcg@10") ||
 		!strings.Contains(md.String(), "### kind = a (4 queries)") || !strings.Contains(md.String(), "pack@200") || !strings.HasPrefix(svg.String(), "<svg") || strings.Count(svg.String(), "<rect") != 6 {
 		t.Fatalf("markdown:\n%s\nsvg:\n%s", md.String(), svg.String())
+	}
+}
+
+// TestStudyRetriesAndCountsFailures: a search that fails once is tried again and scores as
+// usual; one that fails every try scores as finding nothing, is named in its query's result,
+// and is counted in the report; one failure past MaxFailed stops the run with the count.
+func TestStudyRetriesAndCountsFailures(t *testing.T) {
+	t.Parallel()
+	queries := []eval.Query{{ID: "flaky"}, {ID: "broken"}, {ID: "fine"}}
+	qrels := map[string]eval.Qrels{"flaky": {"rel-flaky": 1}, "broken": {"rel-broken": 1}, "fine": {"rel-fine": 1}}
+	tries := map[string]int{}
+	search := func(_ context.Context, q eval.Query, _ statement.Plan, _ int) ([]string, error) {
+		tries[q.ID]++
+		if q.ID == "broken" || (q.ID == "flaky" && tries[q.ID] == 1) {
+			return nil, errors.New("statement: timed out")
+		}
+		return []string{"rel-" + q.ID}, nil
+	}
+	var told []string
+	o := eval.Options{Retries: 2, MaxFailed: 1, Failed: func(_ statement.Plan, q eval.Query, _ int, _ error, again bool) {
+		told = append(told, fmt.Sprintf("%s %v", q.ID, again))
+	}}
+	rep, err := eval.Study(context.Background(), "toy", queries, qrels, []statement.Plan{statement.Maximal}, search, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Plans[0]
+	if p.Failed != 1 || p.Retried != 2 || tries["flaky"] != 2 || tries["broken"] != 3 || tries["fine"] != 1 {
+		t.Fatalf("failed %d, retried %d, tries %v", p.Failed, p.Retried, tries)
+	}
+	if got := strings.Join(told, ","); got != "flaky true,broken true,broken true,broken false" {
+		t.Fatalf("told %s", got)
+	}
+	byID := map[string]eval.QueryResult{}
+	for _, q := range p.Queries {
+		byID[q.ID] = q
+	}
+	if byID["flaky"].Metrics["recall@10"] != 1 || byID["flaky"].Failed != "" ||
+		byID["broken"].Metrics["recall@10"] != 0 || byID["broken"].Failed != "statement: timed out" ||
+		math.Abs(p.Metrics["recall@10"]-2.0/3) > 1e-12 {
+		t.Fatalf("per query %+v, mean %v", byID, p.Metrics)
+	}
+	var md bytes.Buffer
+	if err := rep.Markdown(&md, "aizk-eval bench", ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "maximal: 1 failed, 2 retried") {
+		t.Fatalf("the report does not count the failures:\n%s", md.String())
+	}
+	// No failure allowed: the first search that fails every try stops the run.
+	o.MaxFailed, o.Failed = 0, nil
+	clear(tries)
+	if _, err := eval.Study(context.Background(), "toy", queries, qrels, []statement.Plan{statement.Maximal}, search, o); err == nil ||
+		!strings.Contains(err.Error(), "query broken") || !strings.Contains(err.Error(), "1 searches failed after 3 tries each") {
+		t.Fatalf("past MaxFailed: %v", err)
+	}
+	// A run whose context ends is not retried.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	clear(tries)
+	cut := func(ctx context.Context, q eval.Query, p statement.Plan, b int) ([]string, error) {
+		tries[q.ID]++
+		return nil, ctx.Err()
+	}
+	if _, err := eval.Study(ctx, "toy", queries, qrels, []statement.Plan{statement.Maximal}, cut, o); !errors.Is(err, context.Canceled) || tries["flaky"] != 1 {
+		t.Fatalf("cancelled: %v after %v", err, tries)
 	}
 }

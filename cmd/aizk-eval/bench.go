@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +31,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	fs.StringVar(&o.Metric, "metric", "ndcg@10", "metric the arms are compared on ("+eval.MetricNames()+")")
 	fs.StringVar(&o.GroupField, "group-field", "", "query metadata field: report every metric per its value too")
 	budgets := fs.String("pack-budgets", "", "token budgets, comma-separated, at which to measure the real pack's evidence recall (e.g. 500,1000,2000)")
+	run := addRunFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: aizk-eval bench --dataset DIR [flags]\n\n"+
 			"Ingests the corpus into a database of its own (reused while the corpus and mapping flags\n"+
@@ -55,6 +58,9 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	}
 	if o.PackBudgets, err = parseBudgets(*budgets); err != nil {
 		return fmt.Errorf("%w: --pack-budgets: %v", cli.ErrUsage, err)
+	}
+	if err := run.apply(&o, m.Stderr); err != nil {
+		return err
 	}
 	out := output{json: *jsonOut, perQuery: *perQuery, report: *report}
 	return m.study(ctx, d, arms, *limit, o, out, "aizk-eval bench "+strings.Join(args, " "))
@@ -164,6 +170,34 @@ func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan,
 		if err := g.Close(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// runFlags say how a long run meets a failing recall (bench and mix take them): it is tried
+// again, and one that fails every try is scored as finding nothing and counted in the
+// report, up to a bound past which the run stops.
+type runFlags struct{ retries, maxFailed int }
+
+func addRunFlags(fs *flag.FlagSet) *runFlags {
+	r := &runFlags{}
+	fs.IntVar(&r.retries, "retries", 2, "try a failed recall this many more times (after 250 ms, then 500 ms, ...)")
+	fs.IntVar(&r.maxFailed, "max-failed", 10, "recalls per arm that may fail every try, each scored as finding nothing and counted in the report; one more stops the run")
+	return r
+}
+
+// apply sets o's retry policy, and reports each failed try on stderr.
+func (r *runFlags) apply(o *eval.Options, stderr io.Writer) error {
+	if r.retries < 0 || r.maxFailed < 0 {
+		return fmt.Errorf("%w: --retries %d, --max-failed %d: neither may be negative", cli.ErrUsage, r.retries, r.maxFailed)
+	}
+	o.Retries, o.MaxFailed = r.retries, r.maxFailed
+	o.Failed = func(plan statement.Plan, q eval.Query, budget int, err error, again bool) {
+		what := "counted as failed"
+		if again {
+			what = "trying again"
+		}
+		fmt.Fprintf(stderr, "\naizk-eval: plan %s, query %s: %v (%s)\n", plan, q.ID, err, what)
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ func (m *Main) mix(ctx context.Context, args []string) error {
 	fs.StringVar(&x.plans, "plans", "maximal", `arms, comma-separated, as bench takes them`)
 	fs.StringVar(&x.report, "report", "", "write the markdown report to FILE too")
 	fs.IntVar(&x.limit, "limit", 0, "run only the first N judged queries of each set (0: all)")
+	run := addRunFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: aizk-eval mix --dataset A --scope-field F --with B [flags]\n\n"+
 			"Kinds of memory in one scope: spreads B's documents over A's scopes (the documents one\n"+
@@ -82,6 +83,9 @@ func (m *Main) mix(ctx context.Context, args []string) error {
 	slices.Sort(scopes)
 	spread := eval.Spread(b, bName, d.scopeField, scopes, d.mapped())
 	o := eval.Options{Metric: *metric, GroupField: eval.SetField}
+	if err := run.apply(&o, m.Stderr); err != nil {
+		return err
+	}
 	runs := []struct {
 		name string
 		ds   *eval.Dataset
@@ -163,6 +167,11 @@ func writeMix(w io.Writer, command string, sets []setMetric, mixed *eval.Report)
 			ma, mb := mean(a), mean(b)
 			p := eval.PairedRandomization(b, a, eval.Trials, uint64(i+1))
 			fmt.Fprintf(w, "| %s | %s | %s | %d | %.4f | %.4f | %+.4f | %.4f |\n", s.set, s.metric, alone.Plan, len(a), ma, mb, mb-ma, p)
+		}
+	}
+	for _, r := range []*eval.Report{sets[0].alone, sets[1].alone, mixed} {
+		if f := r.Failures(); f != "" {
+			fmt.Fprintf(w, "\n%s: %s\n", r.Dataset, f)
 		}
 	}
 }
