@@ -182,3 +182,72 @@ func TestReplica(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestReadYourWritesUnderAsyncCommit: on a primary with synchronous_commit off (the private
+// servers' setting, and a common one in production), a commit returns before its WAL record
+// is written out, so a position noted after it must cover the commit itself: a recall with
+// ReadYourWrites right after each write finds that write, while another user's writes keep
+// the WAL moving and the replica replaying.
+func TestReadYourWritesUnderAsyncCommit(t *testing.T) {
+	t.Parallel()
+	srv := testdb.PrivateReplicated(t)
+	db := srv.NewDB(t)
+	ctx := context.Background()
+	var async string
+	if err := db.Owner.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&async); err != nil || async != "off" {
+		t.Fatalf("synchronous_commit %q (%v): the test needs it off", async, err)
+	}
+	replicaRuntime := testdb.RolePool(t, srv.Replica(t), testdb.RuntimeRole, db.Name)
+	emb, err := embed.NewHashing(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true, Replica: replicaRuntime, ReplicaWait: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load, stop := context.WithCancel(ctx)
+	loaded := make(chan error, 1)
+	go func() {
+		bo := recall.User{ID: "bo", Read: []string{"other"}, Write: []string{"other"}}
+		for i := 0; load.Err() == nil; i++ {
+			var b recall.Batch
+			for j := range 20 {
+				b.Memories = append(b.Memories, recall.Memory{ID: fmt.Sprintf("load-%d-%d", i, j), Text: fmt.Sprintf("Background note %d %d about the ferry timetable.", i, j)})
+			}
+			if _, err := e.Write(load, bo, b); err != nil && load.Err() == nil {
+				loaded <- err
+				return
+			}
+		}
+		loaded <- nil
+	}()
+	ana := recall.User{ID: "ana", Read: []string{"team"}, Write: []string{"team"}}
+	byReplica := 0
+	const rounds = 60
+	for i := range rounds {
+		word := fmt.Sprintf("zq%dx", i)
+		if _, err := e.Write(ctx, ana, recall.Batch{Memories: []recall.Memory{{ID: "m-" + word, Text: "The code word is " + word + "."}}}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := e.Recall(ctx, ana, "Which code word is "+word+"?", 500, &recall.Options{ReadYourWrites: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(p.IDs(), "m-"+word) {
+			t.Fatalf("round %d: served by %s (%s), the write just made is missing: %v", i, p.ServedBy, p.ServedWhy, p.IDs())
+		}
+		if p.ServedBy == recall.ServedByReplica {
+			byReplica++
+		}
+	}
+	stop()
+	if err := <-loaded; err != nil {
+		t.Fatal(err)
+	}
+	// The replica served (the test is of its reads), not the primary by default.
+	if byReplica < rounds/2 {
+		t.Fatalf("the replica served %d of %d recalls", byReplica, rounds)
+	}
+	t.Logf("the replica served %d of %d recalls", byReplica, rounds)
+}
