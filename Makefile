@@ -32,9 +32,10 @@ db-clean: ## Stop the private server and delete its data directory (.pg/).
 	@scripts/db.sh clean
 
 .PHONY: test
-test: ## Run every test against the private server (installed and started as needed), then the ONNX tests again on ONNX Runtime.
-	@url=$$(scripts/db.sh start); \
-	TEST_DATABASE_URL="$$url" $(GO) test -count=1 $(PKGS)
+test: ## Run every test against the private server (installed and started as needed) and, when Citus's source is there, a Citus cluster; then the ONNX tests again on ONNX Runtime.
+	@url=$$(scripts/db.sh start); citus=; workers=; \
+	if scripts/citus.sh available; then citus=$$(scripts/citus.sh start); workers=$$(scripts/citus.sh workers | tr '\n' ' '); fi; \
+	TEST_DATABASE_URL="$$url" TEST_CITUS_URL="$$citus" TEST_CITUS_WORKERS="$$workers" $(GO) test -count=1 $(PKGS)
 	@lib=$$(scripts/ort-install.sh); \
 	$(ORT_ENV) ONNXRUNTIME_LIB="$$lib" $(GO) test -count=1 -tags ort $(ONNX_PKGS)
 
@@ -42,6 +43,14 @@ ONNX_PKGS := ./embed/onnx ./rerank/onnx
 # ONNX Runtime keeps a device id and a small database under $XDG_CACHE_HOME (~/.cache/Microsoft):
 # the tests keep them in .ort/cache instead, with Go's build cache left where it is.
 ORT_ENV = GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$(CURDIR)/.ort/cache"
+
+.PHONY: citus
+citus: ## Build Citus from ../shared/citus (or RECALL_CITUS_SRC) if needed and start a coordinator and two workers (.citus/); prints the coordinator's admin URL last.
+	@scripts/citus.sh start
+
+.PHONY: citus-stop
+citus-stop: ## Stop the Citus cluster.
+	@scripts/citus.sh stop
 
 .PHONY: ort
 ort: ## Fetch ONNX Runtime's shared library (npm onnxruntime-node) into .ort/; prints its path.

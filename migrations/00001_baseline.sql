@@ -33,7 +33,11 @@ BEGIN
   IF string_to_array(v, '.')::int[] < '{0,8,0}'::int[] THEN
     RAISE EXCEPTION 'pgvector % is installed; recall needs >= 0.8.0 (iterative index scans)', v;
   END IF;
-  CREATE EXTENSION IF NOT EXISTS pg_trgm;
+  -- Asked only when missing: on Citus, CREATE EXTENSION IF NOT EXISTS of an existing extension
+  -- still requires its ownership, which a superuser's extension denies the owner role.
+  IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+    CREATE EXTENSION pg_trgm;
+  END IF;
 
   -- recall_runtime is the role the engine runs as. It is shared by every database on the
   -- server, so it is created only when missing and never dropped by a migration.

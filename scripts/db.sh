@@ -15,7 +15,9 @@
 # command's embedded server sets), authentication is trust on 127.0.0.1 only.
 # Environment: RECALL_PG_DIR (default <checkout>/.pg), RECALL_PG_PORT (default: derived from
 # the checkout path, the first free port from there; remembered in RECALL_PG_DIR/port),
-# RECALL_PG_REPLICATION=1 (when the data directory is created: WAL for streaming replicas).
+# RECALL_PG_REPLICATION=1 (when the data directory is created: WAL for streaming replicas),
+# RECALL_PG_CONF (lines added to postgresql.conf when the data directory is created; the Citus
+# nodes of scripts/citus.sh load citus with it).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,7 +54,11 @@ our_port() {
 		return
 	fi
 	local base p
-	base=$((20000 + $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 20000))
+	# From the checkout's path (and the data directory's, when it is not the default), so
+	# that the servers of one checkout start from different ports.
+	local seed=$root
+	[ "$pgdir" = "$root/.pg" ] || seed=$pgdir
+	base=$((20000 + $(printf '%s' "$seed" | cksum | cut -d' ' -f1) % 20000))
 	for p in $(seq "$base" $((base + 100))); do
 		if ! port_busy "$p"; then
 			mkdir -p "$pgdir"
@@ -131,6 +137,7 @@ checkpoint_timeout = 30min
 max_wal_size = 8GB
 log_min_messages = warning
 log_min_error_statement = panic
+${RECALL_PG_CONF:-}
 CONF
 	touch "$tmp/recall.ready"
 	as_pg chmod 0700 "$tmp"

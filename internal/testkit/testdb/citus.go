@@ -1,0 +1,117 @@
+package testdb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-engine/recall/sql"
+)
+
+// The Citus cluster of scripts/citus.sh: `make test` starts it when Citus's source is there
+// and sets these to its nodes' admin URLs.
+const (
+	EnvCitusURL     = "TEST_CITUS_URL"     // the coordinator
+	EnvCitusWorkers = "TEST_CITUS_WORKERS" // the workers, space-separated
+)
+
+// Citus returns a fresh database on the Citus cluster, migrated, dropped when t ends. It skips
+// t, saying why, when TEST_CITUS_URL is unset (make test leaves it unset without Citus's
+// source); it fails when the cluster is set but cannot be reached.
+//
+// Citus keeps its metadata per database, so the database is created on every node with the
+// extensions (citus, vector, pg_trgm), the workers are registered on the coordinator, and the
+// two roles are made distributed objects before the owner migrates (CitusPrepare).
+func Citus(t testing.TB) *DB {
+	t.Helper()
+	coord := os.Getenv(EnvCitusURL)
+	if coord == "" {
+		t.Skipf("testdb: %s is not set: no Citus cluster (make test starts one when ../shared/citus holds its source)", EnvCitusURL)
+	}
+	admin, err := pgx.ParseConfig(coord)
+	if err != nil {
+		t.Fatalf("testdb: %s: %v", EnvCitusURL, err)
+	}
+	var workers []*pgx.ConnConfig
+	for _, u := range strings.Fields(os.Getenv(EnvCitusWorkers)) {
+		w, err := pgx.ParseConfig(u)
+		if err != nil {
+			t.Fatalf("testdb: %s: %v", EnvCitusWorkers, err)
+		}
+		workers = append(workers, w)
+	}
+	if len(workers) == 0 {
+		t.Fatalf("testdb: %s is set but %s is empty", EnvCitusURL, EnvCitusWorkers)
+	}
+	ctx := context.Background()
+	name := randomName("recall_citus_")
+	nodes := append([]*pgx.ConnConfig{admin}, workers...)
+	drop := func() {
+		for _, n := range nodes {
+			if err := dropDatabase(context.Background(), n, name); err != nil {
+				t.Errorf("testdb: drop %s on %s:%d: %v", name, n.Host, n.Port, err)
+			}
+		}
+	}
+	t.Cleanup(drop)
+	for _, n := range nodes {
+		if err := withAdmin(ctx, n, n.Database, func(c *pgx.Conn) error {
+			if _, err := c.Exec(ctx, sqltext.Roles); err != nil {
+				return err
+			}
+			_, err := c.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s OWNER %s", pgx.Identifier{name}.Sanitize(), OwnerRole))
+			return err
+		}); err != nil {
+			t.Fatalf("testdb: create %s on %s:%d: %v", name, n.Host, n.Port, err)
+		}
+		if err := withAdmin(ctx, n, name, func(c *pgx.Conn) error {
+			_, err := c.Exec(ctx, "CREATE EXTENSION citus; CREATE EXTENSION vector; CREATE EXTENSION pg_trgm")
+			return err
+		}); err != nil {
+			t.Fatalf("testdb: extensions in %s on %s:%d: %v", name, n.Host, n.Port, err)
+		}
+	}
+	if err := withAdmin(ctx, admin, name, func(c *pgx.Conn) error { return CitusPrepare(ctx, c, admin, workers) }); err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	if err := Migrate(ctx, admin, name); err != nil {
+		t.Fatalf("testdb: migrate %s on the coordinator: %v", name, err)
+	}
+	db := &DB{Name: name, admin: admin}
+	if db.Owner, err = NewPool(ctx, admin, OwnerRole, name); err != nil {
+		t.Fatal(err)
+	}
+	if db.Runtime, err = NewPool(ctx, admin, RuntimeRole, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+// CitusPrepare readies a database of the coordinator c (a superuser's connection) for recall:
+// it names the coordinator and registers the workers, then makes recall_owner and
+// recall_runtime distributed objects. Citus creates a role on the workers, as the user whose
+// statement first depends on it, by an ALTER ROLE that only a superuser may run; the owner
+// role's first function or grant would fail so. A database's owner is such a dependency, made
+// by the superuser here.
+func CitusPrepare(ctx context.Context, c *pgx.Conn, coord *pgx.ConnConfig, workers []*pgx.ConnConfig) error {
+	if _, err := c.Exec(ctx, "SELECT citus_set_coordinator_host($1, $2)", coord.Host, int(coord.Port)); err != nil {
+		return fmt.Errorf("citus_set_coordinator_host: %w", err)
+	}
+	for _, w := range workers {
+		if _, err := c.Exec(ctx, "SELECT citus_add_node($1, $2)", w.Host, int(w.Port)); err != nil {
+			return fmt.Errorf("citus_add_node %s:%d: %w", w.Host, w.Port, err)
+		}
+	}
+	db := pgx.Identifier{c.Config().Database}.Sanitize()
+	for _, role := range []string{RuntimeRole, OwnerRole} {
+		if _, err := c.Exec(ctx, "ALTER DATABASE "+db+" OWNER TO "+role); err != nil {
+			return fmt.Errorf("distributing role %s: %w", role, err)
+		}
+	}
+	return nil
+}
