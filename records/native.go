@@ -26,6 +26,8 @@ type (
 		OccurredStart *timeValue `json:"occurred_start"`
 		OccurredEnd   *timeValue `json:"occurred_end"`
 		MentionedAt   *timeValue `json:"mentioned_at"`
+		RefersStart   *timeValue `json:"refers_start"`
+		RefersEnd     *timeValue `json:"refers_end"`
 	}
 	nativeEntity struct {
 		Type string `json:"type"`
@@ -119,6 +121,7 @@ func parseNative(b []byte, _ Options) ([]Record, error) {
 			return nil, fmt.Errorf("native record: %v", err)
 		}
 		n.Memory.OccurredStart, n.Memory.OccurredEnd, n.Memory.MentionedAt = n.OccurredStart.ptr(), n.OccurredEnd.ptr(), n.MentionedAt.ptr()
+		n.Memory.RefersStart, n.Memory.RefersEnd = n.RefersStart.ptr(), n.RefersEnd.ptr()
 		return []Record{{Memory: &n.Memory}}, nil
 	case "entity":
 		var n nativeEntity

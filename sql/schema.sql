@@ -197,6 +197,8 @@ CREATE TABLE recall.memories (
   position integer,
   speaker text DEFAULT ''::text NOT NULL,
   is_question boolean GENERATED ALWAYS AS ((strpos(text, '?'::text) > 0)) STORED,
+  refers_start timestamp with time zone,
+  refers_end timestamp with time zone,
   CONSTRAINT memories_pkey PRIMARY KEY (id),
   CONSTRAINT memories_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT memories_scopes_external_id_key UNIQUE (scopes, external_id),
@@ -208,6 +210,7 @@ CREATE TABLE recall.memories (
   CONSTRAINT memories_kind_check CHECK ((kind = ANY (ARRAY['world'::text, 'experience'::text, 'observation'::text, 'summary'::text]))),
   CONSTRAINT memories_metadata_check CHECK ((jsonb_typeof(metadata) = 'object'::text)),
   CONSTRAINT memories_position_check CHECK (("position" > 0)),
+  CONSTRAINT memories_refers_check CHECK ((((refers_start IS NULL) = (refers_end IS NULL)) AND (refers_end > refers_start))),
   CONSTRAINT memories_scopes_check CHECK (recall.is_scope_set(scopes)),
   CONSTRAINT memories_speaker_check CHECK ((length(speaker) <= 512)),
   CONSTRAINT memories_tags_check CHECK ((array_position(tags, NULL::text) IS NULL)),
@@ -337,6 +340,7 @@ CREATE INDEX entities_trgm_scopes_41_up_idx ON recall.entities USING gin (lower(
 CREATE INDEX entities_trgm_scopes_9_14_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 9) AND (cardinality(show_trgm(lower(name))) <= 14));
 CREATE INDEX memories_occurred_end_idx ON recall.memories USING btree (occurred_end) WHERE (occurred_end IS NOT NULL);
 CREATE INDEX memories_occurred_idx ON recall.memories USING btree (occurred_start, id);
+CREATE INDEX memories_scope_refers_idx ON recall.memories USING btree (scope_key, refers_start, id) WHERE (refers_start IS NOT NULL);
 CREATE INDEX memories_scope_time_idx ON recall.memories USING btree (scope_key, occurred_start, id);
 CREATE INDEX memories_source_idx ON recall.memories USING btree (source_id);
 CREATE INDEX memories_source_position_idx ON recall.memories USING btree (source_id, "position") WHERE ("position" IS NOT NULL);

@@ -71,9 +71,10 @@ type Settings struct {
 	GraphPool       int     `set:"graph_pool" default:"200" range:"[0,]"`          // best bm25 hits the lane may score (with the vector hits)
 	GraphContextK   int     `set:"graph_context_k" default:"16" range:"[1,]"`      // relations of a candidate's graph context (Query.GraphContext)
 
-	TemporalK     int     `set:"temporal_k" default:"50" range:"[1,]"`          // temporal lane depth
-	TemporalScale float64 `set:"temporal_scale" default:"86400" range:"(0,]"`   // seconds: score 1 / (1 + gap / scale)
-	TemporalSlack float64 `set:"temporal_slack" default:"2592000" range:"[0,]"` // seconds around the window that still count
+	TemporalK      int     `set:"temporal_k" default:"50" range:"[1,]"`          // temporal lane depth
+	TemporalScale  float64 `set:"temporal_scale" default:"86400" range:"(0,]"`   // seconds: score 1 / (1 + gap / scale)
+	TemporalSlack  float64 `set:"temporal_slack" default:"2592000" range:"[0,]"` // seconds around the window that still count
+	TemporalRefers int     `set:"temporal_refers" default:"50" range:"[0,]"`     // memories read per visible scope set by the time their text refers to (0: none)
 
 	CutRatio float64 `set:"cut_ratio" default:"0" range:"[0,1]" bind:"-"` // drop a candidate under this share of the best fused score...
 	CutRank  int     `set:"cut_rank" default:"10" range:"[0,]" bind:"-"`  // ...unless some lane ranks it this high

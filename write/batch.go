@@ -64,7 +64,15 @@ type Memory struct {
 	OccurredEnd   *time.Time `json:"occurred_end,omitempty"`
 	// MentionedAt is when the memory was said or written down, when that differs from
 	// when what it tells happened.
-	MentionedAt *time.Time     `json:"mentioned_at,omitempty"`
+	MentionedAt *time.Time `json:"mentioned_at,omitempty"`
+	// RefersStart and RefersEnd are the span [start, end) the text refers to: "I went to a
+	// support group yesterday", said on 8 May 2023, refers to 7 May. Left unset (both), the
+	// writer reads the first time expression of Text relative to MentionedAt, else
+	// OccurredStart (package when: dates, months, years, "yesterday", "last week", "two
+	// months ago", ...); a memory without either time refers to none. The temporal lane
+	// matches a question's window against this span as well as the occurred one.
+	RefersStart *time.Time     `json:"refers_start,omitempty"`
+	RefersEnd   *time.Time     `json:"refers_end,omitempty"`
 	Tags        []string       `json:"tags,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
 	// Speaker, when set, is who said the memory (a conversation turn's speaker): a person

@@ -309,6 +309,10 @@ func validateMemory(item string, m Memory, dim int) error {
 		return &Error{Item: item, Field: "embedding", Problem: fmt.Sprintf("%d dimensions, the engine's embedder has %d", len(m.Embedding), dim)}
 	case m.OccurredStart != nil && m.OccurredEnd != nil && m.OccurredEnd.Before(*m.OccurredStart):
 		return &Error{Item: item, Field: "occurred_end", Problem: "before occurred_start"}
+	case (m.RefersStart == nil) != (m.RefersEnd == nil):
+		return &Error{Item: item, Field: "refers_end", Problem: "refers_start and refers_end are set together or not at all"}
+	case m.RefersStart != nil && !m.RefersEnd.After(*m.RefersStart):
+		return &Error{Item: item, Field: "refers_end", Problem: "not after refers_start"}
 	case m.Position < 0:
 		return &Error{Item: item, Field: "position", Problem: fmt.Sprintf("%d: want a place from 1 (0: none)", m.Position)}
 	case m.Position > 0 && m.Source == "":
@@ -320,7 +324,8 @@ func validateMemory(item string, m Memory, dim int) error {
 	for _, t := range []struct {
 		field string
 		at    *time.Time
-	}{{"occurred_start", m.OccurredStart}, {"occurred_end", m.OccurredEnd}, {"mentioned_at", m.MentionedAt}} {
+	}{{"occurred_start", m.OccurredStart}, {"occurred_end", m.OccurredEnd}, {"mentioned_at", m.MentionedAt},
+		{"refers_start", m.RefersStart}, {"refers_end", m.RefersEnd}} {
 		if err := checkTime(item, t.field, t.at); err != nil {
 			return err
 		}

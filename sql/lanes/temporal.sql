@@ -83,8 +83,32 @@ temporal_long AS MATERIALIZED (
   ORDER BY m.occurred_start DESC, m.id DESC
   LIMIT @temporal_k::int
 ),
+-- Memories whose text refers to a time near the window ("last month", said in April, for a
+-- question about March; write/refers.go): per visible scope set, up to temporal_refers of
+-- them, nearest the window's middle, from the partial (scope_key, refers_start, id) index. A
+-- referred span is at most a year long (the longest expression when reads), which bounds the
+-- index range; only the memories that refer to a time are in that index.
+temporal_refers AS MATERIALIZED (
+  SELECT x.id, x.refers_start, x.refers_end
+  FROM visible_sets s
+  CROSS JOIN LATERAL (
+    SELECT m.id, m.refers_start, m.refers_end
+    FROM recall.memories m
+    WHERE @t_start::timestamptz IS NOT NULL AND @temporal_refers::int > 0
+      AND m.scope_key = s.scope_key
+      AND m.refers_start IS NOT NULL
+      AND m.refers_start >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8) - interval '367 days'
+      AND m.refers_start < @t_end::timestamptz + make_interval(secs => @temporal_slack::float8)
+      AND m.refers_end > @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
+      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})
+    ORDER BY abs(extract(epoch FROM m.refers_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2))), m.id
+    LIMIT @temporal_refers::int
+  ) x
+),
 temporal_candidates AS MATERIALIZED (
   SELECT f.id, f.occurred_start, f.occurred_end FROM temporal_fwd f WHERE f.ok
+  UNION ALL
+  SELECT r.id, r.refers_start, r.refers_end - interval '1 microsecond' FROM temporal_refers r
   UNION ALL
   SELECT y.id, y.occurred_start, y.occurred_end FROM (
     SELECT b.id, b.occurred_start, b.occurred_end FROM temporal_bwd b WHERE b.ok
@@ -94,15 +118,17 @@ temporal_candidates AS MATERIALIZED (
     LIMIT @temporal_k::int
   ) y
 ),
+-- A memory found both by its occurred time and by the time it refers to takes the nearer.
 temporal_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.gap, x.mid, x.id) AS rank,
          1 / (1 + x.gap / @temporal_scale::float8) AS score
   FROM (
     SELECT c.id,
-           greatest(extract(epoch FROM @t_start::timestamptz - coalesce(c.occurred_end, c.occurred_start)),
-                    extract(epoch FROM c.occurred_start - @t_end::timestamptz), 0)::float8 AS gap,
-           abs(extract(epoch FROM c.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2)))::float8 AS mid
+           min(greatest(extract(epoch FROM @t_start::timestamptz - coalesce(c.occurred_end, c.occurred_start)),
+                        extract(epoch FROM c.occurred_start - @t_end::timestamptz), 0))::float8 AS gap,
+           min(abs(extract(epoch FROM c.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2))))::float8 AS mid
     FROM temporal_candidates c
+    GROUP BY c.id
     ORDER BY gap, mid, c.id
     LIMIT @temporal_k::int
   ) x
