@@ -2,12 +2,14 @@ package recall_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recall-engine/recall"
 )
@@ -46,8 +48,8 @@ func TestGraphContext(t *testing.T) {
 	if _, err := e.Write(ctx, writer, team); err != nil {
 		t.Fatal(err)
 	}
-	// Relations in the team's scope set with a secret end or secret evidence: the writer
-	// sees both scopes, the reader only the team's.
+	// Relations in the team's scope set with a secret end or secret evidence (the writer
+	// sees both scopes, the reader only the team's) cannot exist.
 	var zed, ana, lisbon, s1 int64
 	for _, x := range []struct {
 		id  *int64
@@ -62,9 +64,16 @@ func TestGraphContext(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.Owner.Exec(ctx, `INSERT INTO recall.relations (scopes, src_id, dst_id, predicate, memory_id) VALUES
-		('{team}', $1, $2, 'knows', NULL), ('{team}', $2, $3, 'lives_in', $4)`, zed, ana, lisbon, s1); err != nil {
-		t.Fatal(err)
+	// Even the owner cannot store them: a relation's ends and evidence are keys on (id,
+	// scopes) in the relation's own scope set (migration 00006).
+	for _, x := range []struct {
+		what string
+		args []any
+	}{{"a secret end", []any{zed, ana, nil}}, {"secret evidence", []any{ana, lisbon, s1}}} {
+		_, err := db.Owner.Exec(ctx, `INSERT INTO recall.relations (scopes, src_id, dst_id, predicate, memory_id) VALUES ('{team}', $1, $2, 'knows', $3)`, x.args...)
+		if pe := (*pgconn.PgError)(nil); !errors.As(err, &pe) || pe.Code != "23503" {
+			t.Fatalf("a team relation with %s: %v, want a foreign key violation", x.what, err)
+		}
 	}
 
 	type rel struct {

@@ -303,7 +303,8 @@ func TestRuntimeCannotEscape(t *testing.T) {
 }
 
 // TestLinksNeedVisibleTargets: a link to an invisible row is refused exactly like a link to a
-// row that does not exist, so writes cannot probe other scopes' ids.
+// row that does not exist (the same SQLSTATE, constraint and message), so writes cannot probe
+// other scopes' ids.
 func TestLinksNeedVisibleTargets(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -354,16 +355,25 @@ func TestLinksNeedVisibleTargets(t *testing.T) {
 		{"relation evidence invisible", `INSERT INTO recall.relations (scopes, src_id, dst_id, memory_id) VALUES ('{acme}', $1, $2, $3)`, []any{ent, ent2, secretMem}},
 		{"relation evidence missing", `INSERT INTO recall.relations (scopes, src_id, dst_id, memory_id) VALUES ('{acme}', $1, $2, $3)`, []any{ent, ent2, missing}},
 		{"coverage of invisible memory", `INSERT INTO recall.summary_coverage (summary_id, memory_id, scopes) VALUES ($1, $2, '{acme}')`, []any{mem, secretMem}},
+		{"coverage of missing memory", `INSERT INTO recall.summary_coverage (summary_id, memory_id, scopes) VALUES ($1, $2, '{acme}')`, []any{mem, missing}},
 	}
-	for _, p := range probes {
+	// The foreign keys name the target with the link's own scope set ({acme}): a row of
+	// another set is no more present than a missing one. Probes come in pairs (invisible,
+	// missing; the last has no pair) that must fail alike.
+	var last *pgconn.PgError
+	for i, p := range probes {
 		tx := testdb.BeginAs(t, db.Runtime, []string{"acme"}, []string{"acme"})
 		_, err := tx.Exec(ctx, p.sql, p.args...)
-		// The policy refuses every probe before the foreign key is checked: invisible and
-		// missing targets give the same answer.
-		if st := sqlState(err); st != "42501" {
-			t.Errorf("%s: %v, want a policy refusal (42501)", p.name, err)
-		}
 		_ = tx.Rollback(ctx)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "23503" {
+			t.Errorf("%s: %v, want a foreign key violation (23503)", p.name, err)
+			continue
+		}
+		if i%2 == 1 && (pe.ConstraintName != last.ConstraintName || pe.Message != last.Message) {
+			t.Errorf("%s: %s (%s), but %s: %s (%s)", p.name, pe.Message, pe.ConstraintName, probes[i-1].name, last.Message, last.ConstraintName)
+		}
+		last = pe
 	}
 
 	// Links between visible rows work.
@@ -376,31 +386,37 @@ func TestLinksNeedVisibleTargets(t *testing.T) {
 	}
 }
 
-// TestMentionCarriesMemoryScopes: a mention's scope set is its memory's (the lanes read
-// mentions without the memory on that promise): another set is refused, and a change of the
-// memory's scopes is carried to its mentions.
-func TestMentionCarriesMemoryScopes(t *testing.T) {
+// TestLinksStayInTheirScopeSet: a mention's scope set is its memory's and its entity's (the
+// lanes read mentions without the memory on that promise): another set is refused, and so is
+// moving a memory with links to another set, which would leave its mention pointing across.
+func TestLinksStayInTheirScopeSet(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := testdb.New(t)
 	both := []string{"acme", "shared"}
 
-	var mem, ent int64
+	var mem, ent, sharedEnt int64
 	tx := testdb.BeginAs(t, db.Runtime, both, both)
 	if err := tx.QueryRow(ctx, `INSERT INTO recall.memories (external_id, scopes, text) VALUES ('m', '{acme}', 'mine') RETURNING id`).Scan(&mem); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.QueryRow(ctx, `INSERT INTO recall.entities (external_id, scopes, name) VALUES ('e', '{acme,shared}', 'Alice') RETURNING id`).Scan(&ent); err != nil {
+	if err := tx.QueryRow(ctx, `INSERT INTO recall.entities (external_id, scopes, name) VALUES ('e', '{acme}', 'Alice') RETURNING id`).Scan(&ent); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRow(ctx, `INSERT INTO recall.entities (external_id, scopes, name) VALUES ('e', '{acme,shared}', 'Alice') RETURNING id`).Scan(&sharedEnt); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range []string{"{acme,shared}", "{shared}"} {
+	for _, c := range []struct {
+		scopes string
+		entity int64
+	}{{"{acme,shared}", ent}, {"{shared}", ent}, {"{acme}", sharedEnt}, {"{acme,shared}", sharedEnt}} {
 		tx := testdb.BeginAs(t, db.Runtime, both, both)
-		_, err := tx.Exec(ctx, `INSERT INTO recall.mentions (memory_id, entity_id, scopes) VALUES ($1, $2, $3)`, mem, ent, sc)
+		_, err := tx.Exec(ctx, `INSERT INTO recall.mentions (memory_id, entity_id, scopes) VALUES ($1, $2, $3)`, mem, c.entity, c.scopes)
 		if st := sqlState(err); st != "23503" {
-			t.Errorf("mention in %s of a memory in {acme}: %v, want a foreign key violation (23503)", sc, err)
+			t.Errorf("mention in %s of a memory in {acme} and entity %d: %v, want a foreign key violation (23503)", c.scopes, c.entity, err)
 		}
 		_ = tx.Rollback(ctx)
 	}
@@ -411,15 +427,16 @@ func TestMentionCarriesMemoryScopes(t *testing.T) {
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Owner.Exec(ctx, `UPDATE recall.memories SET scopes = '{acme,shared}' WHERE id = $1`, mem); err != nil {
-		t.Fatal(err)
+	_, err := db.Owner.Exec(ctx, `UPDATE recall.memories SET scopes = '{acme,shared}' WHERE id = $1`, mem)
+	if st := sqlState(err); st != "23503" {
+		t.Fatalf("moving a memory whose mention's entity stays behind: %v, want a foreign key violation (23503)", err)
 	}
 	var got []string
-	if err := db.Owner.QueryRow(ctx, `SELECT scopes FROM recall.mentions WHERE memory_id = $1`, mem).Scan(&got); err != nil {
+	if err := db.Owner.QueryRow(ctx, `SELECT m.scopes FROM recall.mentions x JOIN recall.memories m ON m.id = x.memory_id WHERE x.memory_id = $1 AND x.scopes = m.scopes`, mem).Scan(&got); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got, both) {
-		t.Fatalf("after the memory moved to %v its mention has scopes %v", both, got)
+	if !slices.Equal(got, []string{"acme"}) {
+		t.Fatalf("after the refused move the memory and its mention are in %v, want {acme}", got)
 	}
 }
 

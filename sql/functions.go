@@ -22,7 +22,6 @@ var FunctionFiles = []string{
 	"write/bm25.sql",
 	"write/vector_index.sql",
 	"write/title_trigrams.sql",
-	"access/scopes.sql",
 	"keys/lookup.sql",
 }
 

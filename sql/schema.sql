@@ -23,8 +23,6 @@
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.memories_lexemes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/lexemes.sql
--- FUNCTION recall.memories_scopes_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
---   body: sql/access/scopes.sql
 -- FUNCTION recall.passes(text,text[],jsonb,timestamp with time zone,recall.filter) RETURNS boolean LANGUAGE sql IMMUTABLE
 --   body: sql/lanes/filter.sql
 -- FUNCTION recall.probe_entities(text[],boolean,double precision) RETURNS TABLE(id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 16 SET enable_seqscan=off SET plan_cache_mode=force_generic_plan SET search_path=pg_catalog, public, pg_temp
@@ -156,6 +154,7 @@ CREATE TABLE recall.entities (
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   keys text[] GENERATED ALWAYS AS (recall.entity_keys(name, (aliases || derived_aliases))) STORED,
   CONSTRAINT entities_pkey PRIMARY KEY (id),
+  CONSTRAINT entities_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT entities_scopes_external_id_key UNIQUE (scopes, external_id),
   CONSTRAINT entities_aliases_check CHECK ((array_position(aliases, NULL::text) IS NULL)),
   CONSTRAINT entities_blocked_aliases_check CHECK ((array_position(blocked_aliases, NULL::text) IS NULL)),
@@ -202,7 +201,7 @@ CREATE TABLE recall.memories (
   CONSTRAINT memories_pkey PRIMARY KEY (id),
   CONSTRAINT memories_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT memories_scopes_external_id_key UNIQUE (scopes, external_id),
-  CONSTRAINT memories_source_id_fkey FOREIGN KEY (source_id) REFERENCES recall.sources(id) ON DELETE CASCADE,
+  CONSTRAINT memories_source_fkey FOREIGN KEY (source_id, scopes) REFERENCES recall.sources(id, scopes) ON DELETE CASCADE,
   CONSTRAINT memories_check CHECK (((occurred_end IS NULL) OR (occurred_start IS NULL) OR (occurred_end >= occurred_start))),
   CONSTRAINT memories_check1 CHECK ((("position" IS NULL) OR (source_id IS NOT NULL))),
   CONSTRAINT memories_doc_len_check CHECK ((doc_len >= 0)),
@@ -226,7 +225,7 @@ CREATE TABLE recall.memory_access (
   last_accessed timestamp with time zone NOT NULL,
   access_count bigint NOT NULL,
   CONSTRAINT memory_access_pkey PRIMARY KEY (memory_id),
-  CONSTRAINT memory_access_memory_id_fkey FOREIGN KEY (memory_id) REFERENCES recall.memories(id) ON DELETE CASCADE,
+  CONSTRAINT memory_access_memory_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
   CONSTRAINT memory_access_access_count_check CHECK ((access_count > 0)),
   CONSTRAINT memory_access_scopes_check CHECK (recall.is_scope_set(scopes))
 ) WITH (fillfactor=70);
@@ -240,8 +239,8 @@ CREATE TABLE recall.mentions (
   scopes text[] NOT NULL,
   speaker boolean DEFAULT false NOT NULL,
   CONSTRAINT mentions_pkey PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes, speaker),
-  CONSTRAINT mentions_entity_id_fkey FOREIGN KEY (entity_id) REFERENCES recall.entities(id) ON DELETE CASCADE,
-  CONSTRAINT mentions_memory_scopes_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON UPDATE CASCADE ON DELETE CASCADE,
+  CONSTRAINT mentions_entity_fkey FOREIGN KEY (entity_id, scopes) REFERENCES recall.entities(id, scopes) ON DELETE CASCADE,
+  CONSTRAINT mentions_memory_scopes_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
   CONSTRAINT mentions_scopes_check CHECK (recall.is_scope_set(scopes))
 );
 ALTER TABLE recall.mentions ENABLE ROW LEVEL SECURITY;
@@ -257,9 +256,9 @@ CREATE TABLE recall.relations (
   memory_id bigint,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   CONSTRAINT relations_pkey PRIMARY KEY (id),
-  CONSTRAINT relations_dst_id_fkey FOREIGN KEY (dst_id) REFERENCES recall.entities(id) ON DELETE CASCADE,
-  CONSTRAINT relations_memory_id_fkey FOREIGN KEY (memory_id) REFERENCES recall.memories(id) ON DELETE CASCADE,
-  CONSTRAINT relations_src_id_fkey FOREIGN KEY (src_id) REFERENCES recall.entities(id) ON DELETE CASCADE,
+  CONSTRAINT relations_dst_fkey FOREIGN KEY (dst_id, scopes) REFERENCES recall.entities(id, scopes) ON DELETE CASCADE,
+  CONSTRAINT relations_memory_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
+  CONSTRAINT relations_src_fkey FOREIGN KEY (src_id, scopes) REFERENCES recall.entities(id, scopes) ON DELETE CASCADE,
   CONSTRAINT relations_check CHECK ((src_id <> dst_id)),
   CONSTRAINT relations_predicate_check CHECK (((length(predicate) >= 1) AND (length(predicate) <= 256))),
   CONSTRAINT relations_scopes_check CHECK (recall.is_scope_set(scopes)),
@@ -291,6 +290,7 @@ CREATE TABLE recall.sources (
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   CONSTRAINT sources_pkey PRIMARY KEY (id),
+  CONSTRAINT sources_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT sources_scopes_external_id_key UNIQUE (scopes, external_id),
   CONSTRAINT sources_external_id_check CHECK (((length(external_id) >= 1) AND (length(external_id) <= 512))),
   CONSTRAINT sources_metadata_check CHECK ((jsonb_typeof(metadata) = 'object'::text)),
@@ -305,8 +305,8 @@ CREATE TABLE recall.summary_coverage (
   memory_id bigint NOT NULL,
   scopes text[] NOT NULL,
   CONSTRAINT summary_coverage_pkey PRIMARY KEY (summary_id, memory_id),
-  CONSTRAINT summary_coverage_memory_id_fkey FOREIGN KEY (memory_id) REFERENCES recall.memories(id) ON DELETE CASCADE,
-  CONSTRAINT summary_coverage_summary_id_fkey FOREIGN KEY (summary_id) REFERENCES recall.memories(id) ON DELETE CASCADE,
+  CONSTRAINT summary_coverage_memory_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
+  CONSTRAINT summary_coverage_summary_fkey FOREIGN KEY (summary_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
   CONSTRAINT summary_coverage_check CHECK ((summary_id <> memory_id)),
   CONSTRAINT summary_coverage_scopes_check CHECK (recall.is_scope_set(scopes))
 );
@@ -366,7 +366,6 @@ CREATE TRIGGER memories_bm25_delete AFTER DELETE ON recall.memories REFERENCING 
 CREATE TRIGGER memories_bm25_insert AFTER INSERT ON recall.memories REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_insert();
 CREATE TRIGGER memories_bm25_update AFTER UPDATE ON recall.memories REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_update();
 CREATE TRIGGER memories_lexemes BEFORE INSERT OR UPDATE OF text, source_id ON recall.memories FOR EACH ROW EXECUTE FUNCTION recall.memories_lexemes();
-CREATE TRIGGER memories_scopes_changed AFTER UPDATE OF scopes ON recall.memories FOR EACH ROW WHEN ((old.scopes IS DISTINCT FROM new.scopes)) EXECUTE FUNCTION recall.memories_scopes_changed();
 CREATE TRIGGER sources_title_changed AFTER UPDATE OF title ON recall.sources FOR EACH ROW WHEN ((old.title IS DISTINCT FROM new.title)) EXECUTE FUNCTION recall.sources_title_changed();
 CREATE TRIGGER sources_title_trigrams AFTER INSERT OR UPDATE OF title, scopes ON recall.sources FOR EACH ROW EXECUTE FUNCTION recall.sources_title_trigrams();
 
@@ -382,49 +381,17 @@ CREATE POLICY entities_update ON recall.entities FOR UPDATE TO recall_runtime US
 CREATE POLICY memories_delete ON recall.memories FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY memories_insert ON recall.memories FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY memories_read ON recall.memories FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
-CREATE POLICY memories_source_visible ON recall.memories AS RESTRICTIVE FOR INSERT TO recall_runtime WITH CHECK (((source_id IS NULL) OR (EXISTS ( SELECT 1
-   FROM recall.sources s
-  WHERE (s.id = memories.source_id)))));
-CREATE POLICY memories_source_visible_upd ON recall.memories AS RESTRICTIVE FOR UPDATE TO recall_runtime USING (true) WITH CHECK (((source_id IS NULL) OR (EXISTS ( SELECT 1
-   FROM recall.sources s
-  WHERE (s.id = memories.source_id)))));
 CREATE POLICY memories_update ON recall.memories FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY memory_access_delete ON recall.memory_access FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
-CREATE POLICY memory_access_insert ON recall.memory_access FOR INSERT TO recall_runtime WITH CHECK (((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)) AND (EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE ((m.id = memory_access.memory_id) AND (m.scopes = memory_access.scopes))))));
+CREATE POLICY memory_access_insert ON recall.memory_access FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY memory_access_read ON recall.memory_access FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
 CREATE POLICY memory_access_update ON recall.memory_access FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY mentions_delete ON recall.mentions FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY mentions_insert ON recall.mentions FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
-CREATE POLICY mentions_links_visible ON recall.mentions AS RESTRICTIVE FOR INSERT TO recall_runtime WITH CHECK (((EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE (m.id = mentions.memory_id))) AND (EXISTS ( SELECT 1
-   FROM recall.entities e
-  WHERE (e.id = mentions.entity_id)))));
-CREATE POLICY mentions_links_visible_upd ON recall.mentions AS RESTRICTIVE FOR UPDATE TO recall_runtime USING (true) WITH CHECK (((EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE (m.id = mentions.memory_id))) AND (EXISTS ( SELECT 1
-   FROM recall.entities e
-  WHERE (e.id = mentions.entity_id)))));
 CREATE POLICY mentions_read ON recall.mentions FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
 CREATE POLICY mentions_update ON recall.mentions FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY relations_delete ON recall.relations FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY relations_insert ON recall.relations FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
-CREATE POLICY relations_links_visible ON recall.relations AS RESTRICTIVE FOR INSERT TO recall_runtime WITH CHECK (((EXISTS ( SELECT 1
-   FROM recall.entities e
-  WHERE (e.id = relations.src_id))) AND (EXISTS ( SELECT 1
-   FROM recall.entities e
-  WHERE (e.id = relations.dst_id))) AND ((memory_id IS NULL) OR (EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE (m.id = relations.memory_id))))));
-CREATE POLICY relations_links_visible_upd ON recall.relations AS RESTRICTIVE FOR UPDATE TO recall_runtime USING (true) WITH CHECK (((EXISTS ( SELECT 1
-   FROM recall.entities e
-  WHERE (e.id = relations.src_id))) AND (EXISTS ( SELECT 1
-   FROM recall.entities e
-  WHERE (e.id = relations.dst_id))) AND ((memory_id IS NULL) OR (EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE (m.id = relations.memory_id))))));
 CREATE POLICY relations_read ON recall.relations FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
 CREATE POLICY relations_update ON recall.relations FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY scopes_delete ON recall.scopes FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
@@ -437,15 +404,5 @@ CREATE POLICY sources_read ON recall.sources FOR SELECT TO recall_runtime USING 
 CREATE POLICY sources_update ON recall.sources FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY summary_coverage_delete ON recall.summary_coverage FOR DELETE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
 CREATE POLICY summary_coverage_insert ON recall.summary_coverage FOR INSERT TO recall_runtime WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));
-CREATE POLICY summary_coverage_links_visible ON recall.summary_coverage AS RESTRICTIVE FOR INSERT TO recall_runtime WITH CHECK (((EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE ((m.id = summary_coverage.summary_id) AND (m.kind = 'summary'::text)))) AND (EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE (m.id = summary_coverage.memory_id)))));
-CREATE POLICY summary_coverage_links_visible_upd ON recall.summary_coverage AS RESTRICTIVE FOR UPDATE TO recall_runtime USING (true) WITH CHECK (((EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE ((m.id = summary_coverage.summary_id) AND (m.kind = 'summary'::text)))) AND (EXISTS ( SELECT 1
-   FROM recall.memories m
-  WHERE (m.id = summary_coverage.memory_id)))));
 CREATE POLICY summary_coverage_read ON recall.summary_coverage FOR SELECT TO recall_runtime USING ((scopes && ( SELECT recall.read_scopes() AS read_scopes)));
 CREATE POLICY summary_coverage_update ON recall.summary_coverage FOR UPDATE TO recall_runtime USING ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes))) WITH CHECK ((scopes <@ ( SELECT recall.write_scopes() AS write_scopes)));

@@ -11,5 +11,5 @@ SET name = CASE WHEN @keep_existing::bool THEN e.name ELSE excluded.name END,
     aliases = CASE WHEN @keep_existing::bool THEN e.aliases ELSE excluded.aliases END,
     blocked_aliases = CASE WHEN @keep_existing::bool THEN e.blocked_aliases ELSE excluded.blocked_aliases END,
     metadata = CASE WHEN @keep_existing::bool THEN e.metadata ELSE excluded.metadata END,
-    updated_at = CASE WHEN @keep_existing::bool THEN e.updated_at ELSE now() END
+    updated_at = CASE WHEN @keep_existing::bool THEN e.updated_at ELSE excluded.updated_at END
 RETURNING e.external_id, e.id

@@ -3,7 +3,8 @@
 -- "occurred_end", "mentioned_at", "refers_start", "refers_end", "tags", "metadata",
 -- "position", "speaker"}; "source" is a source's external id in the same scope set. Triggers
 -- keep the lexical data and BM25 statistics. Returns each memory's id and whether it already
--- existed.
+-- existed. An update stamps updated_at with the inserted row's default (excluded), not now():
+-- Citus allows only immutable functions in an ON CONFLICT's SET.
 INSERT INTO recall.memories AS m (external_id, scopes, source_id, kind, text, embedding,
                                   occurred_start, occurred_end, mentioned_at, refers_start, refers_end, tags, metadata,
                                   position, speaker)
@@ -19,5 +20,5 @@ SET source_id = excluded.source_id, kind = excluded.kind, text = excluded.text, 
     occurred_start = excluded.occurred_start, occurred_end = excluded.occurred_end,
     mentioned_at = excluded.mentioned_at, refers_start = excluded.refers_start, refers_end = excluded.refers_end,
     tags = excluded.tags, metadata = excluded.metadata,
-    position = excluded.position, speaker = excluded.speaker, updated_at = now()
+    position = excluded.position, speaker = excluded.speaker, updated_at = excluded.updated_at
 RETURNING m.external_id, m.id, (xmax <> 0) AS existed

@@ -5,5 +5,5 @@ SELECT r.id, @scopes::text[], coalesce(r.title, ''), coalesce(r.uri, ''), r.occu
 FROM jsonb_to_recordset(@rows::jsonb) AS r(id text, title text, uri text, occurred_at timestamptz, metadata jsonb)
 ON CONFLICT (scopes, external_id) DO UPDATE
 SET title = excluded.title, uri = excluded.uri, occurred_at = excluded.occurred_at,
-    metadata = excluded.metadata, updated_at = now()
+    metadata = excluded.metadata, updated_at = excluded.updated_at
 RETURNING s.external_id, s.id
