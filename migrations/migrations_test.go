@@ -58,9 +58,10 @@ func TestUpDownUp(t *testing.T) {
 		if err != nil || v != last {
 			t.Fatalf("round %d: version %d (%v), want %d", round, v, err, last)
 		}
-		// 13 of the baseline (function_files included), api_keys and title_trigrams.
-		if got := tables(); got != 15 {
-			t.Fatalf("round %d: %d tables in schema recall, want 15", round, got)
+		// 13 of the baseline (function_files included), api_keys, title_trigrams and
+		// entity_trigrams.
+		if got := tables(); got != 16 {
+			t.Fatalf("round %d: %d tables in schema recall, want 16", round, got)
 		}
 		// 4 policies per data table (memory_access included), 1 read policy on each BM25
 		// table; links are foreign keys on (id, scopes), not policies (00006).

@@ -22,6 +22,7 @@ var FunctionFiles = []string{
 	"write/bm25.sql",
 	"write/vector_index.sql",
 	"write/title_trigrams.sql",
+	"write/entity_trigrams.sql",
 	"keys/lookup.sql",
 }
 

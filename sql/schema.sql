@@ -11,6 +11,8 @@
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.ensure_vector_index(integer) RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/vector_index.sql
+-- FUNCTION recall.entities_name_trigrams() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, public, pg_temp
+--   body: sql/write/entity_trigrams.sql
 -- FUNCTION recall.entity_keys(text,text[]) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.is_scope_set(text[]) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT
@@ -167,6 +169,16 @@ CREATE TABLE recall.entities (
 ALTER TABLE recall.entities ENABLE ROW LEVEL SECURITY;
 GRANT DELETE, INSERT, SELECT, UPDATE ON recall.entities TO recall_runtime;
 COMMENT ON TABLE recall.entities IS 'People, places, things the memories mention.';
+
+CREATE TABLE recall.entity_trigrams (
+  scope text NOT NULL,
+  trigram text NOT NULL,
+  entity_id bigint NOT NULL,
+  CONSTRAINT entity_trigrams_pkey PRIMARY KEY (scope, trigram, entity_id),
+  CONSTRAINT entity_trigrams_entity_id_fkey FOREIGN KEY (entity_id) REFERENCES recall.entities(id) ON DELETE CASCADE
+);
+ALTER TABLE recall.entity_trigrams ENABLE ROW LEVEL SECURITY;
+COMMENT ON TABLE recall.entity_trigrams IS 'Each entity name''s trigrams under each of its scopes, for the fuzzy entity probe of small callers. Only the owner reads it.';
 
 CREATE TABLE recall.function_files (
   file text NOT NULL,
@@ -338,6 +350,7 @@ CREATE INDEX entities_trgm_scopes_1_8_idx ON recall.entities USING gin (lower(na
 CREATE INDEX entities_trgm_scopes_25_40_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 25) AND (cardinality(show_trgm(lower(name))) <= 40));
 CREATE INDEX entities_trgm_scopes_41_up_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) >= 41);
 CREATE INDEX entities_trgm_scopes_9_14_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 9) AND (cardinality(show_trgm(lower(name))) <= 14));
+CREATE INDEX entity_trigrams_entity_idx ON recall.entity_trigrams USING btree (entity_id);
 CREATE INDEX memories_occurred_end_idx ON recall.memories USING btree (occurred_end) WHERE (occurred_end IS NOT NULL);
 CREATE INDEX memories_occurred_idx ON recall.memories USING btree (occurred_start, id);
 CREATE INDEX memories_scope_refers_idx ON recall.memories USING btree (scope_key, refers_start, id) WHERE (refers_start IS NOT NULL);
@@ -362,6 +375,7 @@ CREATE INDEX summary_coverage_memory_idx ON recall.summary_coverage USING btree 
 CREATE INDEX title_trigrams_source_idx ON recall.title_trigrams USING btree (source_id);
 
 -- Triggers
+CREATE TRIGGER entities_name_trigrams AFTER INSERT OR UPDATE OF name, scopes ON recall.entities FOR EACH ROW EXECUTE FUNCTION recall.entities_name_trigrams();
 CREATE TRIGGER memories_bm25_delete AFTER DELETE ON recall.memories REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_delete();
 CREATE TRIGGER memories_bm25_insert AFTER INSERT ON recall.memories REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_insert();
 CREATE TRIGGER memories_bm25_update AFTER UPDATE ON recall.memories REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_update();

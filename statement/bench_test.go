@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/internal/testkit/synth"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
@@ -396,4 +398,122 @@ func BenchmarkTitleProbe(b *testing.B) {
 			percentiles(b, lat, "")
 		})
 	}
+}
+
+// BenchmarkEntityProbeInvisibleNames measures what a name common in scopes the caller cannot
+// see costs a small caller's entity probe, each way (recall.entity_probe: the trigram index,
+// the caller's postings): the median time of probe_entities for a mention of that name minus
+// for an absent name, the two alternating call by call in one transaction, before and after
+// 3,000 entities of the name are added, each in a scope of its own. Reported in microseconds:
+// <way>_before_us and <way>_after_us (named minus absent); a way that leaks nothing has both
+// near zero. Runs on its own small database, not the bench corpus.
+func BenchmarkEntityProbeInvisibleNames(b *testing.B) {
+	db := testdb.New(b)
+	ctx := context.Background()
+	s := statement.DefaultSettings()
+	if _, err := db.Owner.Exec(ctx, `INSERT INTO recall.entities (external_id, scopes, name)
+		SELECT 'm' || i, '{mine}', 'Harbour master ' || i FROM generate_series(1, 3) i`); err != nil {
+		b.Fatal(err)
+	}
+	settle := func() {
+		for _, q := range []string{"VACUUM ANALYZE recall.entities", "VACUUM ANALYZE recall.entity_trigrams"} {
+			if _, err := db.Owner.Exec(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	settle()
+	gap := func(way string) float64 {
+		var named, absent []time.Duration
+		asReader(b, db.Runtime, []string{"mine"}, s, func(ctx context.Context, tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT set_config('recall.entity_probe', $1, true)`, way); err != nil {
+				return err
+			}
+			for i := range 606 {
+				m := []string{"zorblat quincy", "absent namez"}[i%2]
+				t := time.Now()
+				var n int
+				if err := tx.QueryRow(ctx, `SELECT count(*) FROM recall.probe_entities(ARRAY[$1], true, 0.7)`, m).Scan(&n); err != nil {
+					return err
+				}
+				if i >= 6 && i%2 == 0 {
+					named = append(named, time.Since(t))
+				} else if i >= 6 {
+					absent = append(absent, time.Since(t))
+				}
+			}
+			return nil
+		})
+		slices.Sort(named)
+		slices.Sort(absent)
+		return float64(named[len(named)/2]-absent[len(absent)/2]) / float64(time.Microsecond)
+	}
+	ways := []string{"index", "scope"}
+	before, after := map[string]float64{}, map[string]float64{}
+	rounds := 0
+	for b.Loop() {
+		rounds++
+		for _, w := range ways {
+			before[w] += gap(w)
+		}
+	}
+	if _, err := db.Owner.Exec(ctx, `INSERT INTO recall.entities (external_id, scopes, name)
+		SELECT 'x' || g, ARRAY['other' || g], 'Zorblat Quincy' FROM generate_series(1, 3000) g`); err != nil {
+		b.Fatal(err)
+	}
+	settle()
+	for range rounds {
+		for _, w := range ways {
+			after[w] += gap(w)
+		}
+	}
+	for _, w := range ways {
+		b.ReportMetric(before[w]/float64(rounds), w+"_before_us")
+		b.ReportMetric(after[w]/float64(rounds), w+"_after_us")
+	}
+}
+
+// BenchmarkEntityProbeWays runs the maximal statement for the small scope's caller with the
+// fuzzy entity probe forced each way (recall.entity_probe: the trigram index, the caller's
+// postings), alternating query by query on the same corpus, and reports each way's p50
+// (index_p50_ms, scope_p50_ms) and their ratio (scope_x_index): what a small caller pays for
+// a probe whose work follows its own entities.
+func BenchmarkEntityProbeWays(b *testing.B) {
+	c, db := benchCorpus(b)
+	s := benchSettings(b)
+	st, err := statement.Build(statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ways := []string{"index", "scope"}
+	dbs := map[string]*testdb.DB{}
+	for _, way := range ways {
+		cfg := db.Runtime.Config().Copy()
+		cfg.ConnConfig.RuntimeParams["recall.entity_probe"] = way
+		p, err := pgxpool.NewWithConfig(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(p.Close)
+		d := *db
+		d.Runtime = p
+		dbs[way] = &d
+	}
+	who := statement.Scopes{Read: []string{synth.SmallScope}}
+	b.Run(fmt.Sprintf("n=%d/scope=%s", c.Cfg.N, synth.SmallScope), func(b *testing.B) {
+		lat := map[string][]time.Duration{}
+		i := 0
+		for b.Loop() {
+			i++
+			for _, way := range ways {
+				_, d := timedRun(b, dbs[way], who, st, benchQuery(c, synth.SmallScope, i), s)
+				lat[way] = append(lat[way], d)
+			}
+		}
+		p := map[string]float64{}
+		for _, way := range ways {
+			p[way] = percentiles(b, lat[way], way+"_")
+		}
+		b.ReportMetric(p["scope"]/p["index"], "scope_x_index")
+	})
 }

@@ -15,7 +15,9 @@
 -- indexes, generated below from one list of bounds: sql/functions.go) and a mention probes
 -- only the parts its bound reaches. The fuzzy probes use the index at
 -- pg_trgm.similarity_threshold, which the engine sets with SET LOCAL to at most the floor;
--- the floor itself is checked here. enable_seqscan is off inside: on small tables the
+-- the floor itself is checked here, as % checks the threshold: pg_trgm's real (float4)
+-- similarity against the double floor, so a name at exactly 0.7 (0.69999999 as a real) is
+-- below a floor of 0.7 either way. enable_seqscan is off inside: on small tables the
 -- planner prefers scans that evaluate a trigram function on every row, whose cost it does not
 -- count. PL/pgSQL with a generic plan cached per session (a SQL function is planned anew on
 -- every call).
@@ -23,9 +25,16 @@
 -- The work a probe does depends only on what the caller can see: every index it reads holds
 -- the row's scope set (a second GIN column of the trigram parts, scope tokens for the exact
 -- keys, below), so a row is matched on its name and on its scopes inside the index, and only
--- visible rows are fetched. A name common
--- in scopes the caller cannot see costs it no row visits, only the few bytes per row of the
--- index's compressed row lists (TestProbeWorkIgnoresInvisibleRows, BENCHMARKS.md).
+-- visible rows are fetched. A name common in scopes the caller cannot see costs it no row
+-- visits, only the few bytes per row of the trigram index's compressed row lists
+-- (TestProbeWorkIgnoresInvisibleRows, BENCHMARKS.md), and not even those for a caller who
+-- sees at most 2,000 entities (counted, up to that bound, by the empty-trigram rows of
+-- recall.entity_trigrams under its read scopes): its fuzzy branch reads the postings of the
+-- mentions' trigrams under its read scopes from recall.entity_trigrams, as
+-- recall.probe_titles does for titles (sql/lanes/title_probe.sql says how the candidates are
+-- bounded), so its work follows its own entities. For more entities the GIN scan is the
+-- faster way. The setting recall.entity_probe ('scope' or 'index') forces one, for tests and
+-- measurements.
 {{- range .NameBands}}
 CREATE INDEX IF NOT EXISTS entities_trgm_scopes_{{.Name}}_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes)
   WITH (fastupdate = off) WHERE cardinality(show_trgm(lower(name))) {{.Pred}};
@@ -49,8 +58,50 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
 ROWS 16
 AS $$
+DECLARE
+  by_scope boolean;
 BEGIN
+  by_scope := fuzzy AND CASE current_setting('recall.entity_probe', true)
+    WHEN 'scope' THEN true
+    WHEN 'index' THEN false
+    ELSE (SELECT count(*) <= 2000 FROM (
+            SELECT 1 FROM recall.entity_trigrams t
+            WHERE t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
+            LIMIT 2001) v)
+  END;
   RETURN QUERY
+  WITH grams AS MATERIALIZED (
+    SELECT DISTINCT g.mention, show_trgm(g.mention) AS trg
+    FROM unnest(mentions) AS g(mention)
+    WHERE by_scope
+  ),
+  -- The postings way (by_scope): the caller's entities holding each trigram of the mentions,
+  -- and how many (an entity under two read scopes counts twice, as in recall.probe_titles).
+  post AS MATERIALIZED (
+    SELECT t.trigram, count(*) AS df, array_agg(t.entity_id) AS ids
+    FROM (SELECT DISTINCT unnest(g.trg) AS trigram FROM grams g) q
+    JOIN recall.entity_trigrams t ON t.scope = ANY (recall.read_scopes()) AND t.trigram = q.trigram
+    GROUP BY t.trigram
+  ),
+  -- Each mention's candidates, bounded as recall.probe_titles bounds an n-gram's: a name at
+  -- similarity >= floor with a mention of q trigrams shares at least m = ceil(floor q) of
+  -- them, so it is found in at least k = min(2, m) of the mention's q - m + k rarest.
+  cand AS MATERIALIZED (
+    SELECT g.mention, c.id
+    FROM grams g
+    CROSS JOIN LATERAL (SELECT cardinality(g.trg) AS q, ceil(floor * cardinality(g.trg) - 1e-9)::int AS m) k
+    CROSS JOIN LATERAL (
+      SELECT x.id
+      FROM (
+        SELECT p.ids FROM unnest(g.trg) AS u(trigram) LEFT JOIN post p ON p.trigram = u.trigram
+        ORDER BY coalesce(p.df, 0), u.trigram
+        LIMIT k.q - k.m + least(2, k.m)
+      ) r
+      CROSS JOIN LATERAL unnest(r.ids) AS x(id)
+      GROUP BY x.id
+      HAVING count(*) >= least(2, k.m)
+    ) c
+  )
   SELECT x.id, max(x.sim)
   FROM (
     SELECT e.id, 1.0::float8 AS sim
@@ -70,7 +121,13 @@ BEGIN
         AND lower(e.name) % g.mention AND e.scopes && recall.read_scopes()
 {{- end}}
     ) p
-    WHERE fuzzy AND p.sim >= floor
+    WHERE fuzzy AND NOT by_scope AND p.sim >= floor
+    UNION ALL
+    SELECT c.id, m.sim
+    FROM cand c
+    -- Each name by its id (OFFSET 0 keeps the similarity from being planned as a trigram index scan).
+    CROSS JOIN LATERAL (SELECT similarity(lower(e.name), c.mention)::float8 AS sim FROM recall.entities e WHERE e.id = c.id OFFSET 0) m
+    WHERE m.sim >= floor
   ) x
   GROUP BY x.id;
 END

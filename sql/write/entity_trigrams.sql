@@ -1,0 +1,23 @@
+-- recall.entity_trigrams (migration 00007) follows each entity's name and scopes, as
+-- recall.title_trigrams follows titles (sql/write/title_trigrams.sql): an entity written or
+-- renamed has its rows replaced; a deleted one loses them by the foreign key. The trigger runs
+-- as the owner (the runtime role cannot read or write the table). Each entity has one more
+-- row, of the empty trigram, by which the probe counts a caller's entities.
+CREATE OR REPLACE FUNCTION recall.entities_name_trigrams() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' THEN
+    IF OLD.name IS NOT DISTINCT FROM NEW.name AND OLD.scopes IS NOT DISTINCT FROM NEW.scopes THEN
+      RETURN NULL;
+    END IF;
+    DELETE FROM recall.entity_trigrams WHERE entity_id = NEW.id;
+  END IF;
+  INSERT INTO recall.entity_trigrams (scope, trigram, entity_id)
+  SELECT DISTINCT sc, tg, NEW.id
+  FROM unnest(NEW.scopes) AS sc CROSS JOIN unnest(array_prepend(''::text, show_trgm(lower(NEW.name)))) AS tg;
+  RETURN NULL;
+END
+$$;
+{{template "trgm_search_path" "recall.entities_name_trigrams()"}}
+CREATE OR REPLACE TRIGGER entities_name_trigrams AFTER INSERT OR UPDATE OF name, scopes ON recall.entities
+  FOR EACH ROW EXECUTE FUNCTION recall.entities_name_trigrams();
