@@ -24,6 +24,7 @@ var FunctionFiles = []string{
 	"write/title_trigrams.sql",
 	"write/entity_trigrams.sql",
 	"keys/lookup.sql",
+	"engine/apply_scopes.sql",
 }
 
 // A Band is one part of a trigram index split by the indexed text's distinct trigram count

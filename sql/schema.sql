@@ -5,6 +5,8 @@
 -- Functions
 -- FUNCTION recall.api_key(text) RETURNS TABLE(secret_hash bytea, user_id text, label text, read_scopes text[], write_scopes text[]) LANGUAGE sql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/keys/lookup.sql
+-- FUNCTION recall.apply_scopes(text[],text[],text[],text[]) RETURNS void LANGUAGE plpgsql
+--   body: sql/engine/apply_scopes.sql
 -- FUNCTION recall.bm25_rebuild(bigint[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.bm25_touched(recall.memories[]) RETURNS bigint[] LANGUAGE sql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp

@@ -73,6 +73,11 @@ var StoredFunctions string
 //go:embed engine/scope_apply.sql
 var ScopeApply string
 
+// ScopeApplyCitus sets it on a Citus coordinator, where the workers must see it too.
+//
+//go:embed engine/scope_apply_citus.sql
+var ScopeApplyCitus string
+
 // Statements of the commands' and migrations' housekeeping (admin/): the function files'
 // bookkeeping, the commands' databases and extensions, aizk-eval's ingest lock.
 var (
@@ -157,5 +162,5 @@ var Write embed.FS
 //go:embed lanes/*.sql
 var Lanes embed.FS
 
-//go:embed lanes/*.sql write/*.sql access/*.sql keys/*.sql functions.tmpl
+//go:embed lanes/*.sql write/*.sql access/*.sql keys/*.sql engine/*.sql functions.tmpl
 var files embed.FS

@@ -63,10 +63,18 @@ func Normalize(field string, names []string) ([]string, error) {
 // Setting is a server setting applied with SET LOCAL semantics next to the scopes.
 type Setting struct{ Name, Value string }
 
+// citusKey marks, in a connection's CustomData, whether its server runs Citus.
+const citusKey = "recall/scope.citus"
+
 // Apply sets the caller's read and write scopes for the rest of tx (SET LOCAL semantics:
 // they vanish at commit or rollback), turns JIT off for it, and applies settings, all in one
 // round trip. Both sets must already be normalized; write must be a subset of read, so a
 // caller never writes what it cannot see.
+//
+// On a Citus coordinator the settings must reach the workers, which set_config's do not:
+// there they are applied by SET LOCAL with Citus's propagation on (recall.apply_scopes). The
+// first Apply on a connection learns which server it is (its statement says) and, on Citus,
+// applies them again that way; later ones on the connection go that way at once.
 func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Setting) error {
 	for _, w := range write {
 		if _, ok := slices.BinarySearch(read, w); !ok {
@@ -85,9 +93,26 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 		names = append(names, s.Name)
 		values = append(values, s.Value)
 	}
-	_, err := tx.Exec(ctx, sqltext.ScopeApply, read, write, names, values)
-	if err != nil {
-		return fmt.Errorf("scope: apply: %w", err)
+	data := tx.Conn().PgConn().CustomData()
+	citus, known := data[citusKey].(bool)
+	if !known {
+		var a, b string
+		var n int64
+		if err := tx.QueryRow(ctx, sqltext.ScopeApply, read, write, names, values).Scan(&a, &b, &n, &citus); err != nil {
+			return fmt.Errorf("scope: apply: %w", err)
+		}
+		data[citusKey] = citus
+	}
+	if !citus {
+		if known {
+			if _, err := tx.Exec(ctx, sqltext.ScopeApply, read, write, names, values); err != nil {
+				return fmt.Errorf("scope: apply: %w", err)
+			}
+		}
+		return nil
+	}
+	if _, err := tx.Exec(ctx, sqltext.ScopeApplyCitus, read, write, names, values); err != nil {
+		return fmt.Errorf("scope: apply on Citus: %w", err)
 	}
 	return nil
 }
