@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"slices"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -85,6 +86,28 @@ func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []s
 	n, err := e.writer.Delete(ctx, who.read, who.write, scopes, ids)
 	span.SetAttributes(attribute.Int("recall.deleted", n))
 	if err == nil {
+		e.noteWrite(ctx, user)
+	}
+	return n, err
+}
+
+// Prune deletes the memories of scopes (nil: the user's only write scope) that have expired
+// (Memory.ExpiresAt at or before now; a zero now is Config.Now's), as Delete deletes them, and
+// returns how many. Recall leaves expired memories out from the moment they expire; Prune
+// frees their space.
+func (e *Engine) Prune(ctx context.Context, user User, scopes []string, now time.Time) (_ int, err error) {
+	ctx, span := telemetry.Start(ctx, "recall.prune")
+	defer func() { telemetry.End(span, err) }()
+	who, err := user.check()
+	if err != nil {
+		return 0, err
+	}
+	if now.IsZero() {
+		now = e.cfg.Now()
+	}
+	n, err := e.writer.Prune(ctx, who.read, who.write, scopes, now)
+	span.SetAttributes(attribute.Int("recall.deleted", n))
+	if err == nil && n > 0 {
 		e.noteWrite(ctx, user)
 	}
 	return n, err

@@ -28,6 +28,7 @@ type (
 		MentionedAt   *timeValue `json:"mentioned_at"`
 		RefersStart   *timeValue `json:"refers_start"`
 		RefersEnd     *timeValue `json:"refers_end"`
+		ExpiresAt     *timeValue `json:"expires_at"`
 	}
 	nativeEntity struct {
 		Type string `json:"type"`
@@ -121,7 +122,7 @@ func parseNative(b []byte, _ Options) ([]Record, error) {
 			return nil, fmt.Errorf("native record: %v", err)
 		}
 		n.Memory.OccurredStart, n.Memory.OccurredEnd, n.Memory.MentionedAt = n.OccurredStart.ptr(), n.OccurredEnd.ptr(), n.MentionedAt.ptr()
-		n.Memory.RefersStart, n.Memory.RefersEnd = n.RefersStart.ptr(), n.RefersEnd.ptr()
+		n.Memory.RefersStart, n.Memory.RefersEnd, n.Memory.ExpiresAt = n.RefersStart.ptr(), n.RefersEnd.ptr(), n.ExpiresAt.ptr()
 		return []Record{{Memory: &n.Memory}}, nil
 	case "entity":
 		var n nativeEntity

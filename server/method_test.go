@@ -61,3 +61,47 @@ func TestDeleteInvisibleIsNotFound(t *testing.T) {
 		t.Fatalf("%d of team's memories left: %v", n, err)
 	}
 }
+
+// TestPrune: POST /v1/prune deletes the key's scope set's memories whose expires_at has
+// passed (at the time given, else now) and keeps the rest; a read-only key is refused, and a
+// key of another scope set prunes nothing of this one.
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	body := map[string]any{"memories": []map[string]any{
+		{"id": "p-old", "text": "The winter ferry timetable.", "expires_at": "2001-02-03T00:00:00Z"},
+		{"id": "p-later", "text": "The summer ferry timetable.", "expires_at": "2001-08-03T00:00:00Z"},
+		{"id": "p-kept", "text": "The harbour map."},
+	}}
+	if r := w.do(t, "POST", "/v1/memories", w.keys["ana"], body); r.status != http.StatusOK {
+		t.Fatalf("write: %d %s", r.status, r.body)
+	}
+	count := func() int {
+		var n int
+		if err := w.db.Owner.QueryRow(t.Context(), `SELECT count(*) FROM recall.memories WHERE external_id LIKE 'p-%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		key    string
+		body   map[string]any
+		status int
+		answer string
+		left   int
+	}{
+		{"reader", map[string]any{}, http.StatusForbidden, "", 3},
+		{"bob", map[string]any{}, http.StatusOK, `{"deleted":0}`, 3},
+		{"ana", map[string]any{"at": "2001-05-01T00:00:00Z"}, http.StatusOK, `{"deleted":1}`, 2},
+		{"ana", map[string]any{}, http.StatusOK, `{"deleted":1}`, 1},
+		{"ana", map[string]any{"at": "May 2001"}, http.StatusBadRequest, "", 1},
+	} {
+		r := w.do(t, "POST", "/v1/prune", w.keys[c.key], c.body)
+		if r.status != c.status || (c.answer != "" && strings.TrimSpace(string(r.body)) != c.answer) {
+			t.Errorf("%s prunes %v: %d %s; want %d %s", c.key, c.body, r.status, r.body, c.status, c.answer)
+		}
+		if n := count(); n != c.left {
+			t.Errorf("after %s's prune %v: %d of the memories left, want %d", c.key, c.body, n, c.left)
+		}
+	}
+}

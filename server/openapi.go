@@ -31,6 +31,8 @@ var apiRoutes = []apiRoute{
 	{"post", "/v1/memories", "Write one batch of sources, memories, entities and relations: all of it or nothing.", true, WriteRequest{}, WriteResponse{},
 		[]int{400, 401, 403, 413, 503, 504}},
 	{"delete", "/v1/memories", "Delete memories by id (and the summaries that cover them).", true, DeleteRequest{}, DeleteResponse{}, []int{400, 401, 403, 413, 503, 504}},
+	{"post", "/v1/prune", "Delete the memories of a scope set whose expires_at has passed (recall already leaves them out).", true, PruneRequest{}, PruneResponse{},
+		[]int{400, 401, 403, 413, 503, 504}},
 	{"post", "/v1/summarize", "Build the summaries of a scope set by session and entity community, replacing the last ones.", true, SummarizeRequest{}, SummarizeResponse{},
 		[]int{400, 401, 403, 413, 503, 504}},
 	{"post", "/mcp", "The MCP endpoint (streamable HTTP, stateless): tools recall_search, recall_trace, recall_remember, recall_forget.", true, nil, nil, []int{401}},

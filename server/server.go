@@ -145,6 +145,7 @@ func (s *Server) Handler() http.Handler {
 	route("POST /v1/memories", s.authed(s.write))
 	route("DELETE /v1/memories", s.authed(s.delete))
 	route("POST /v1/summarize", s.authed(s.summarize))
+	route("POST /v1/prune", s.authed(s.prune))
 	route("/mcp", s.mcpHandler())
 	route("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -297,6 +298,18 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	s.writeLike(w, r, k, s.cfg.MaxSmallBody, &req, &req.Scopes, func(ctx context.Context, u recall.User) (any, error) {
 		n, err := s.cfg.Engine.Delete(ctx, u, req.Scopes, req.IDs)
 		return DeleteResponse{Deleted: n}, err
+	})
+}
+
+func (s *Server) prune(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req PruneRequest
+	s.writeLike(w, r, k, s.cfg.MaxSmallBody, &req, &req.Scopes, func(ctx context.Context, u recall.User) (any, error) {
+		var at time.Time
+		if req.At != nil {
+			at = *req.At
+		}
+		n, err := s.cfg.Engine.Prune(ctx, u, req.Scopes, at)
+		return PruneResponse{Deleted: n}, err
 	})
 }
 

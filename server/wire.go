@@ -136,3 +136,16 @@ type DeleteRequest struct {
 type DeleteResponse struct {
 	Deleted int `json:"deleted"`
 }
+
+// PruneRequest is the body of POST /v1/prune: delete the memories of Scopes (empty: the
+// key's only write scope) whose expires_at is at or before At (default: now), as a delete
+// does. Recall already leaves them out from the moment they expire.
+type PruneRequest struct {
+	Scopes []string   `json:"scopes,omitempty"`
+	At     *time.Time `json:"at,omitempty"`
+}
+
+// PruneResponse says how many expired memories were deleted.
+type PruneResponse struct {
+	Deleted int `json:"deleted"`
+}

@@ -212,6 +212,7 @@ CREATE TABLE recall.memories (
   is_question boolean GENERATED ALWAYS AS ((strpos(text, '?'::text) > 0)) STORED,
   refers_start timestamp with time zone,
   refers_end timestamp with time zone,
+  expires_at timestamp with time zone,
   CONSTRAINT memories_pkey PRIMARY KEY (id),
   CONSTRAINT memories_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT memories_scopes_external_id_key UNIQUE (scopes, external_id),
@@ -353,6 +354,7 @@ CREATE INDEX entities_trgm_scopes_25_40_idx ON recall.entities USING gin (lower(
 CREATE INDEX entities_trgm_scopes_41_up_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) >= 41);
 CREATE INDEX entities_trgm_scopes_9_14_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 9) AND (cardinality(show_trgm(lower(name))) <= 14));
 CREATE INDEX entity_trigrams_entity_idx ON recall.entity_trigrams USING btree (entity_id);
+CREATE INDEX memories_expiring_idx ON recall.memories USING btree (scope_key, expires_at) WHERE (expires_at IS NOT NULL);
 CREATE INDEX memories_occurred_end_idx ON recall.memories USING btree (occurred_end) WHERE (occurred_end IS NOT NULL);
 CREATE INDEX memories_occurred_idx ON recall.memories USING btree (occurred_start, id);
 CREATE INDEX memories_scope_refers_idx ON recall.memories USING btree (scope_key, refers_start, id) WHERE (refers_start IS NOT NULL);

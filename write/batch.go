@@ -71,10 +71,14 @@ type Memory struct {
 	// OccurredStart (package when: dates, months, years, "yesterday", "last week", "two
 	// months ago", ...); a memory without either time refers to none. The temporal lane
 	// matches a question's window against this span as well as the occurred one.
-	RefersStart *time.Time     `json:"refers_start,omitempty"`
-	RefersEnd   *time.Time     `json:"refers_end,omitempty"`
-	Tags        []string       `json:"tags,omitempty"`
-	Metadata    map[string]any `json:"metadata,omitempty"`
+	RefersStart *time.Time `json:"refers_start,omitempty"`
+	RefersEnd   *time.Time `json:"refers_end,omitempty"`
+	// ExpiresAt is when the memory stops being true or useful: from then on recall leaves it
+	// out (it is never packed, nor brought as a neighbour), and Engine.Prune (`recall prune`)
+	// deletes it, with the summaries that cover it.
+	ExpiresAt *time.Time     `json:"expires_at,omitempty"`
+	Tags      []string       `json:"tags,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
 	// Speaker, when set, is who said the memory (a conversation turn's speaker): a person
 	// entity, linked as the memory's speaker, not as a name it mentions. A leading
 	// "Speaker: " in Text is the speaker's, not a mention either.

@@ -3,6 +3,7 @@ package write
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -30,24 +31,62 @@ func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) 
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, statementText("delete"), pgx.NamedArgs{"scopes": sc, "ids": ids})
-		if err != nil {
-			return err
-		}
-		named, err := pgx.CollectRows(rows, pgx.RowTo[bool])
-		if err != nil {
-			return err
-		}
-		for _, x := range named {
-			if x {
-				n++
-			}
-		}
-		_, err = tx.Exec(ctx, statementText("orphans"), pgx.NamedArgs{"scopes": sc})
+		n, err = deleteIn(ctx, tx, sc, ids)
 		return err
 	})
 	if err != nil {
 		return 0, dberr.Interpret(ctx, "recall: delete", err)
+	}
+	return n, nil
+}
+
+// deleteIn deletes the memories ids of scope set sc as Delete says, in tx, and returns how
+// many of them were deleted.
+func deleteIn(ctx context.Context, tx pgx.Tx, sc, ids []string) (int, error) {
+	rows, err := tx.Query(ctx, statementText("delete"), pgx.NamedArgs{"scopes": sc, "ids": ids})
+	if err != nil {
+		return 0, err
+	}
+	named, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, x := range named {
+		if x {
+			n++
+		}
+	}
+	_, err = tx.Exec(ctx, statementText("orphans"), pgx.NamedArgs{"scopes": sc})
+	return n, err
+}
+
+// Prune deletes the memories of scopes (nil: the caller's only write scope) that expired at
+// now (Memory.ExpiresAt at or before it), as Delete deletes them, in one transaction, and
+// returns how many.
+func (w *Writer) Prune(ctx context.Context, read, write, scopes []string, now time.Time) (int, error) {
+	sc, err := Scopes(write, scopes)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, read, write); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, statementText("expired"), pgx.NamedArgs{"scopes": sc, "now": now})
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		n, err = deleteIn(ctx, tx, sc, ids)
+		return err
+	})
+	if err != nil {
+		return 0, dberr.Interpret(ctx, "recall: prune", err)
 	}
 	return n, nil
 }

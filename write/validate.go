@@ -325,7 +325,7 @@ func validateMemory(item string, m Memory, dim int) error {
 		field string
 		at    *time.Time
 	}{{"occurred_start", m.OccurredStart}, {"occurred_end", m.OccurredEnd}, {"mentioned_at", m.MentionedAt},
-		{"refers_start", m.RefersStart}, {"refers_end", m.RefersEnd}} {
+		{"refers_start", m.RefersStart}, {"refers_end", m.RefersEnd}, {"expires_at", m.ExpiresAt}} {
 		if err := checkTime(item, t.field, t.at); err != nil {
 			return err
 		}

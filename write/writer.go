@@ -226,7 +226,7 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 		refStart, refEnd := Refers(m)
 		rows[i] = map[string]any{"id": m.ID, "source": nilIfEmpty(m.Source), "kind": nilIfEmpty(m.Kind), "text": m.Text,
 			"embedding": vectorText(vecs[i]), "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
-			"mentioned_at": m.MentionedAt, "refers_start": refStart, "refers_end": refEnd, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
+			"mentioned_at": m.MentionedAt, "refers_start": refStart, "refers_end": refEnd, "expires_at": m.ExpiresAt, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
 			"position": nilIfZero(m.Position), "speaker": strings.TrimSpace(m.Speaker)}
 	}
 	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
