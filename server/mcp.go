@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,6 +47,8 @@ type MemoryInput struct {
 	Text    string   `json:"text" jsonschema:"what to remember"`
 	Speaker string   `json:"speaker,omitempty" jsonschema:"optional: who said it"`
 	Tags    []string `json:"tags,omitempty" jsonschema:"optional: tags to filter by later"`
+	// ExpiresAt, as on the write types: recall leaves the memory out from then on.
+	ExpiresAt *time.Time `json:"expires_at,omitempty" jsonschema:"optional: when it stops being true or useful (RFC 3339); from then on it is never recalled"`
 }
 
 // ForgetInput is the forget tool's input.
@@ -294,7 +297,7 @@ func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in 
 			_, _ = rand.Read(b)
 			id = "mem-" + hex.EncodeToString(b)
 		}
-		w.Memories = append(w.Memories, recall.Memory{ID: id, Text: m.Text, Speaker: m.Speaker, Tags: m.Tags})
+		w.Memories = append(w.Memories, recall.Memory{ID: id, Text: m.Text, Speaker: m.Speaker, Tags: m.Tags, ExpiresAt: m.ExpiresAt})
 		out.IDs = append(out.IDs, id)
 	}
 	return s.toolWriteLike(ctx, req, in.Scopes, func(ctx context.Context, u recall.User) (string, any, error) {

@@ -58,15 +58,7 @@ func mcpSession(t *testing.T, w *world, cs *mcp.ClientSession) {
 		}
 		return res
 	}
-	text := func(res *mcp.CallToolResult) string {
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String()
-	}
+	text := resultText
 	// The vocabulary of POST /v1/recall: an empty query is refused once, by its name.
 	if res := call(server.ToolSearch, map[string]any{"query": " "}); !res.IsError || strings.Count(text(res), "query: empty") != 1 {
 		t.Fatalf("an empty query: %s", text(res))
@@ -179,7 +171,17 @@ func TestMCPOverHTTP(t *testing.T) {
 	if err := w.db.Owner.QueryRow(ctx, `SELECT scopes FROM recall.memories WHERE external_id = 'mcp-1'`).Scan(&scopes); err != nil || strings.Join(scopes, ",") != "team" {
 		t.Fatalf("remembered memory in %v (%v)", scopes, err)
 	}
-	res, err = ws.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolForget, Arguments: map[string]any{"ids": []string{"mcp-1"}}})
+	// A memory remembered with a time it expired at is stored and never recalled.
+	res, err = ws.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolRemember, Arguments: map[string]any{
+		"memories": []any{map[string]any{"id": "mcp-2", "text": "Ana moved the standup to Tuesdays.", "speaker": "Ana", "expires_at": "2001-01-01T00:00:00Z"}}}})
+	if err != nil || res.IsError {
+		t.Fatalf("remember with expires_at: %v %+v", err, res)
+	}
+	res, err = ws.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolSearch, Arguments: map[string]any{"query": "When is the standup moved to?"}})
+	if err != nil || res.IsError || !strings.Contains(resultText(res), "Thursdays") || strings.Contains(resultText(res), "Tuesdays") {
+		t.Fatalf("search after remembering an expired memory: %v %+v", err, res)
+	}
+	res, err = ws.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolForget, Arguments: map[string]any{"ids": []string{"mcp-1", "mcp-2"}}})
 	if err != nil || res.IsError {
 		t.Fatalf("forget: %v %+v", err, res)
 	}
@@ -209,4 +211,15 @@ func TestMCPStdioBinary(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
+}
+
+// resultText is a tool result's text content.
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }
