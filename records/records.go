@@ -6,7 +6,7 @@
 //	        Memory, Entity, Relation in snake case}
 //	beir:   {"_id", "title", "text", "metadata"}: a source (when titled) and a memory
 //	turns:  {"speaker", "text", "date"|"time"|"timestamp", "id"?, "conversation"?,
-//	        "session"?, "position"?}: a conversation turn, an experience memory spoken by
+//	        "session"?, "position"?, "expires_at"?}: a conversation turn, an experience memory spoken by
 //	        speaker, in its conversation's session
 //
 // Turns (and BEIR records read with a session field) are memories with a place in their

@@ -43,6 +43,9 @@ func TestParse(t *testing.T) {
 		{"turn", `{"speaker": "Bo", "text": "hello", "date": "2024-01-02", "conversation": "chat"}`, records.Auto, records.Options{},
 			[]records.Record{{Line: 7, Source: &write.Source{ID: "chat", Title: "chat"}},
 				{Line: 7, Memory: &write.Memory{ID: "chat:7", Source: "chat", Kind: "experience", Text: "hello", Speaker: "Bo", OccurredStart: at("2024-01-02T00:00:00Z")}, Ordered: true}}},
+		{"turn that expires", `{"speaker": "Bo", "text": "the code is 1234", "conversation": "chat", "expires_at": "9 May, 2023"}`, records.Turns, records.Options{},
+			[]records.Record{{Line: 7, Source: &write.Source{ID: "chat", Title: "chat"}},
+				{Line: 7, Memory: &write.Memory{ID: "chat:7", Source: "chat", Kind: "experience", Text: "the code is 1234", Speaker: "Bo", ExpiresAt: at("2023-05-09T00:00:00Z")}, Ordered: true}}},
 		{"turn of a session, placed", `{"speaker": "Bo", "text": "hi", "conversation": "chat", "session": "s2", "position": 4}`, records.Turns, records.Options{},
 			[]records.Record{{Line: 7, Source: &write.Source{ID: "chat:s2", Title: "chat"}},
 				{Line: 7, Memory: &write.Memory{ID: "chat:7", Source: "chat:s2", Kind: "experience", Text: "hi", Speaker: "Bo", Position: 4}, Ordered: true}}},
@@ -76,6 +79,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"title": "no id"}`, records.BEIR},
 		{`{"text": "no speaker"}`, records.Turns},
 		{`{"speaker": "a", "text": "t", "date": "yesterday"}`, records.Turns},
+		{`{"speaker": "a", "text": "t", "expires_at": "soon"}`, records.Turns},
 		{`{"_id": "d"} {"_id": "e"}`, records.BEIR},
 		{`{"_id": "d"}`, "csv"},
 	} {

@@ -17,6 +17,7 @@ type turnLine struct {
 	Date         string         `json:"date"`
 	Time         string         `json:"time"`
 	Timestamp    string         `json:"timestamp"`
+	ExpiresAt    string         `json:"expires_at"`
 	Metadata     map[string]any `json:"metadata"`
 }
 
@@ -51,6 +52,13 @@ func parseTurn(b []byte, file string, line int, o Options) ([]Record, error) {
 			m.OccurredStart = &at
 			break
 		}
+	}
+	if t.ExpiresAt != "" {
+		at, err := ParseTime(t.ExpiresAt, o.TimeLayouts...)
+		if err != nil {
+			return nil, fmt.Errorf("conversation turn: expires_at: %v", err)
+		}
+		m.ExpiresAt = &at
 	}
 	src := &write.Source{ID: conv, Title: t.Conversation}
 	if t.Session != "" {
