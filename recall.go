@@ -24,8 +24,13 @@ type Options struct {
 	WindowStart, WindowEnd time.Time
 	// NoQueryTime keeps the question's own time expressions out of the temporal lane.
 	NoQueryTime bool
-	// Now is the query time for recency (zero: Config.Now()).
+	// Now is the query time for recency (zero: Config.Now()); memories expired at it are
+	// left out.
 	Now time.Time
+	// AsOf asks what held at another time than Now: memories not yet valid or no longer valid
+	// then (Memory.ValidFrom, ValidUntil), or superseded by then (Memory.Supersedes), are left
+	// out (zero: Now).
+	AsOf time.Time
 	// Plan narrows the lanes, for evaluation only (0: statement.Maximal).
 	Plan statement.Plan
 	// NoRerank skips the rerank stage.
@@ -222,7 +227,7 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 	}
 	req.q = statement.Query{
 		Text: req.search, Raw: query, Vector: em.vec, Mentions: mentions,
-		WindowStart: opts.WindowStart, WindowEnd: opts.WindowEnd, Filters: opts.Filters, Now: now,
+		WindowStart: opts.WindowStart, WindowEnd: opts.WindowEnd, Filters: opts.Filters, Now: now, AsOf: opts.AsOf,
 		GraphContext: opts.GraphContext,
 	}
 	if opts.WindowStart.IsZero() && opts.WindowEnd.IsZero() && !opts.NoQueryTime {

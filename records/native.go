@@ -29,6 +29,8 @@ type (
 		RefersStart   *timeValue `json:"refers_start"`
 		RefersEnd     *timeValue `json:"refers_end"`
 		ExpiresAt     *timeValue `json:"expires_at"`
+		ValidFrom     *timeValue `json:"valid_from"`
+		ValidUntil    *timeValue `json:"valid_until"`
 	}
 	nativeEntity struct {
 		Type string `json:"type"`
@@ -54,12 +56,13 @@ var nativeTypes = []struct {
 
 // fieldNotes says what some fields hold, in help texts.
 var fieldNotes = map[string]string{
-	"memory.kind":     "world|experience|observation|summary",
-	"memory.entities": "entity ids",
-	"memory.covers":   "memory ids, for a summary",
-	"relation.from":   "entity id",
-	"relation.to":     "entity id",
-	"relation.memory": "evidence memory id",
+	"memory.kind":       "world|experience|observation|summary",
+	"memory.entities":   "entity ids",
+	"memory.covers":     "memory ids, for a summary",
+	"memory.supersedes": "memory ids it replaces",
+	"relation.from":     "entity id",
+	"relation.to":       "entity id",
+	"relation.memory":   "evidence memory id",
 }
 
 // NativeFields lists a native record's fields per type, for help texts: the JSON names of
@@ -123,6 +126,7 @@ func parseNative(b []byte, _ Options) ([]Record, error) {
 		}
 		n.Memory.OccurredStart, n.Memory.OccurredEnd, n.Memory.MentionedAt = n.OccurredStart.ptr(), n.OccurredEnd.ptr(), n.MentionedAt.ptr()
 		n.Memory.RefersStart, n.Memory.RefersEnd, n.Memory.ExpiresAt = n.RefersStart.ptr(), n.RefersEnd.ptr(), n.ExpiresAt.ptr()
+		n.Memory.ValidFrom, n.Memory.ValidUntil = n.ValidFrom.ptr(), n.ValidUntil.ptr()
 		return []Record{{Memory: &n.Memory}}, nil
 	case "entity":
 		var n nativeEntity

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/recall-engine/recall/server"
 )
 
@@ -102,6 +104,44 @@ func TestPrune(t *testing.T) {
 		}
 		if n := count(); n != c.left {
 			t.Errorf("after %s's prune %v: %d of the memories left, want %d", c.key, c.body, n, c.left)
+		}
+	}
+}
+
+// TestAsOf: a memory that supersedes another, over HTTP and MCP: a recall answers with the
+// new one by default and, as_of a time before it held, with the old one; either way never
+// both.
+func TestAsOf(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	body := map[string]any{"memories": []map[string]any{
+		{"id": "home-1", "text": "Ana lives in Lisbon, near the river.", "valid_from": "2019-01-01T00:00:00Z"},
+		{"id": "home-2", "text": "Ana moved to Berlin and lives there now.", "valid_from": "2024-01-01T00:00:00Z", "supersedes": []string{"home-1"}},
+	}}
+	if r := w.do(t, "POST", "/v1/memories", w.keys["ana"], body); r.status != http.StatusOK || !strings.Contains(string(r.body), `"superseded":1`) {
+		t.Fatalf("write: %d %s", r.status, r.body)
+	}
+	for _, c := range []struct {
+		asOf        any
+		want, never string
+	}{{nil, "Berlin", "Lisbon"}, {"2022-06-01T00:00:00Z", "Lisbon", "Berlin"}} {
+		req := map[string]any{"query": "Where does Ana live?", "budget": 2000}
+		if c.asOf != nil {
+			req["as_of"] = c.asOf
+		}
+		r := w.do(t, "POST", "/v1/recall", w.keys["ana"], req)
+		if r.status != http.StatusOK || !strings.Contains(string(r.body), c.want) || strings.Contains(string(r.body), c.never) {
+			t.Errorf("HTTP recall as of %v: %d, want %s and never %s: %.300s", c.asOf, r.status, c.want, c.never, r.body)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: w.url + "/mcp",
+			HTTPClient: &http.Client{Transport: bearerTransport{w.keys["ana"]}}, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: server.ToolSearch, Arguments: req})
+		_ = cs.Close()
+		if err != nil || res.IsError || !strings.Contains(resultText(res), c.want) || strings.Contains(resultText(res), c.never) {
+			t.Errorf("MCP search as of %v: %v, want %s and never %s: %.300s", c.asOf, err, c.want, c.never, resultText(res))
 		}
 	}
 }

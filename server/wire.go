@@ -47,6 +47,9 @@ type RecallRequest struct {
 	// ReadYourWrites: with a replica, wait (bounded) until it has replayed this user's last
 	// write through this server, else the primary answers.
 	ReadYourWrites bool `json:"read_your_writes,omitempty"`
+	// AsOf asks what held at that time: memories outside their validity or superseded by
+	// then are left out (default: now).
+	AsOf *time.Time `json:"as_of,omitempty"`
 	Scopes
 }
 
@@ -63,6 +66,9 @@ func (r *RecallRequest) options() *recall.Options {
 	}
 	if r.Window != nil {
 		o.WindowStart, o.WindowEnd = r.Window.Start, r.Window.End
+	}
+	if r.AsOf != nil {
+		o.AsOf = *r.AsOf
 	}
 	return o
 }

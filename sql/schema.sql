@@ -17,6 +17,8 @@
 --   body: sql/write/entity_trigrams.sql
 -- FUNCTION recall.entity_keys(text,text[]) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
+-- FUNCTION recall.holds(timestamp with time zone,timestamp with time zone,bigint,timestamp with time zone,timestamp with time zone,timestamp with time zone,timestamp with time zone) RETURNS boolean LANGUAGE sql IMMUTABLE
+--   body: sql/lanes/filter.sql
 -- FUNCTION recall.is_scope_set(text[]) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.memories_bm25_delete() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
@@ -213,10 +215,15 @@ CREATE TABLE recall.memories (
   refers_start timestamp with time zone,
   refers_end timestamp with time zone,
   expires_at timestamp with time zone,
+  valid_from timestamp with time zone,
+  valid_until timestamp with time zone,
+  superseded_by bigint,
+  superseded_at timestamp with time zone,
   CONSTRAINT memories_pkey PRIMARY KEY (id),
   CONSTRAINT memories_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT memories_scopes_external_id_key UNIQUE (scopes, external_id),
   CONSTRAINT memories_source_fkey FOREIGN KEY (source_id, scopes) REFERENCES recall.sources(id, scopes) ON DELETE CASCADE,
+  CONSTRAINT memories_superseded_fkey FOREIGN KEY (superseded_by, scopes) REFERENCES recall.memories(id, scopes) ON DELETE SET NULL (superseded_by),
   CONSTRAINT memories_check CHECK (((occurred_end IS NULL) OR (occurred_start IS NULL) OR (occurred_end >= occurred_start))),
   CONSTRAINT memories_check1 CHECK ((("position" IS NULL) OR (source_id IS NOT NULL))),
   CONSTRAINT memories_doc_len_check CHECK ((doc_len >= 0)),
@@ -227,8 +234,10 @@ CREATE TABLE recall.memories (
   CONSTRAINT memories_refers_check CHECK ((((refers_start IS NULL) = (refers_end IS NULL)) AND (refers_end > refers_start))),
   CONSTRAINT memories_scopes_check CHECK (recall.is_scope_set(scopes)),
   CONSTRAINT memories_speaker_check CHECK ((length(speaker) <= 512)),
+  CONSTRAINT memories_superseded_check CHECK ((superseded_by <> id)),
   CONSTRAINT memories_tags_check CHECK ((array_position(tags, NULL::text) IS NULL)),
-  CONSTRAINT memories_text_check CHECK (((length(text) >= 1) AND (length(text) <= 1000000)))
+  CONSTRAINT memories_text_check CHECK (((length(text) >= 1) AND (length(text) <= 1000000))),
+  CONSTRAINT memories_valid_check CHECK ((valid_until > valid_from))
 ) WITH (toast_tuple_target=8160);
 ALTER TABLE recall.memories ENABLE ROW LEVEL SECURITY;
 GRANT DELETE, INSERT, SELECT, UPDATE ON recall.memories TO recall_runtime;
@@ -361,6 +370,7 @@ CREATE INDEX memories_scope_refers_idx ON recall.memories USING btree (scope_key
 CREATE INDEX memories_scope_time_idx ON recall.memories USING btree (scope_key, occurred_start, id);
 CREATE INDEX memories_source_idx ON recall.memories USING btree (source_id);
 CREATE INDEX memories_source_position_idx ON recall.memories USING btree (source_id, "position") WHERE ("position" IS NOT NULL);
+CREATE INDEX memories_superseded_idx ON recall.memories USING btree (superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
 CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes, speaker);
 CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes);

@@ -45,6 +45,10 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 	}
 	all["qtext"], all["qlower"], all["qentities"], all["now"] = q.Text, strings.ToLower(q.Raw), mentions, now
 	all["t_start"], all["t_end"] = nullTime(q.WindowStart), nullTime(q.WindowEnd)
+	all["as_of"] = now
+	if !q.AsOf.IsZero() {
+		all["as_of"] = q.AsOf
+	}
 	all["graph_context"] = q.GraphContext
 	if st.Shape.Dim > 0 {
 		all["qvec"] = pgvector.NewVector(q.Vector)

@@ -16,7 +16,10 @@ type Query struct {
 	// Window is the query's time window [Start, End); zero: no temporal lane input.
 	WindowStart, WindowEnd time.Time
 	Filters                Filters
-	Now                    time.Time // for recency; zero: time.Now()
+	Now                    time.Time // for recency and expiry; zero: time.Now()
+	// AsOf is the time the recall answers for: memories outside their validity or
+	// superseded at it are left out (zero: Now).
+	AsOf time.Time
 	// GraphContext asks for each candidate's graph context (Candidate.GraphContext).
 	GraphContext bool
 }

@@ -76,9 +76,19 @@ type Memory struct {
 	// ExpiresAt is when the memory stops being true or useful: from then on recall leaves it
 	// out (it is never packed, nor brought as a neighbour), and Engine.Prune (`recall prune`)
 	// deletes it, with the summaries that cover it.
-	ExpiresAt *time.Time     `json:"expires_at,omitempty"`
-	Tags      []string       `json:"tags,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// ValidFrom and ValidUntil bound when what the memory says holds ([from, until); either
+	// may be unset): a recall as of a time outside them leaves it out (Options.AsOf).
+	ValidFrom  *time.Time `json:"valid_from,omitempty"`
+	ValidUntil *time.Time `json:"valid_until,omitempty"`
+	// Supersedes are the IDs of memories of the batch's scope set (in this batch or stored)
+	// that this one replaces ("moved to Berlin" superseding "lives in Lisbon"): from this
+	// memory's ValidFrom (else its OccurredStart, else the time of the write) they no longer
+	// hold, and a recall as of a later time leaves them out. Deleting this memory makes them
+	// hold again.
+	Supersedes []string       `json:"supersedes,omitempty"`
+	Tags       []string       `json:"tags,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
 	// Speaker, when set, is who said the memory (a conversation turn's speaker): a person
 	// entity, linked as the memory's speaker, not as a name it mentions. A leading
 	// "Speaker: " in Text is the speaker's, not a mention either.
@@ -122,15 +132,16 @@ type Relation struct {
 
 // Result counts what a batch wrote.
 type Result struct {
-	Sources   int `json:"sources"`   // rows inserted or updated
-	Memories  int `json:"memories"`  // rows inserted or updated
-	Entities  int `json:"entities"`  // rows inserted or updated
-	Updated   int `json:"updated"`   // memories that existed before
-	Extracted int `json:"extracted"` // entities created from extracted names
-	Mentions  int `json:"mentions"`
-	Relations int `json:"relations"`
-	Covered   int `json:"covered"` // (summary, covered memory) pairs written
-	Pruned    int `json:"pruned"`  // memories deleted by Batch.Prune
+	Sources    int `json:"sources"`   // rows inserted or updated
+	Memories   int `json:"memories"`  // rows inserted or updated
+	Entities   int `json:"entities"`  // rows inserted or updated
+	Updated    int `json:"updated"`   // memories that existed before
+	Extracted  int `json:"extracted"` // entities created from extracted names
+	Mentions   int `json:"mentions"`
+	Relations  int `json:"relations"`
+	Covered    int `json:"covered"`    // (summary, covered memory) pairs written
+	Superseded int `json:"superseded"` // memories marked superseded (Memory.Supersedes)
+	Pruned     int `json:"pruned"`     // memories deleted by Batch.Prune
 }
 
 // Add adds o's counts to r.
@@ -143,6 +154,7 @@ func (r *Result) Add(o Result) {
 	r.Mentions += o.Mentions
 	r.Relations += o.Relations
 	r.Covered += o.Covered
+	r.Superseded += o.Superseded
 	r.Pruned += o.Pruned
 }
 

@@ -313,6 +313,10 @@ func validateMemory(item string, m Memory, dim int) error {
 		return &Error{Item: item, Field: "refers_end", Problem: "refers_start and refers_end are set together or not at all"}
 	case m.RefersStart != nil && !m.RefersEnd.After(*m.RefersStart):
 		return &Error{Item: item, Field: "refers_end", Problem: "not after refers_start"}
+	case m.ValidFrom != nil && m.ValidUntil != nil && !m.ValidUntil.After(*m.ValidFrom):
+		return &Error{Item: item, Field: "valid_until", Problem: "not after valid_from"}
+	case len(m.Supersedes) > MaxCovers:
+		return &Error{Item: item, Field: "supersedes", Problem: fmt.Sprintf("%d memories, the limit is %d", len(m.Supersedes), MaxCovers)}
 	case m.Position < 0:
 		return &Error{Item: item, Field: "position", Problem: fmt.Sprintf("%d: want a place from 1 (0: none)", m.Position)}
 	case m.Position > 0 && m.Source == "":
@@ -325,7 +329,8 @@ func validateMemory(item string, m Memory, dim int) error {
 		field string
 		at    *time.Time
 	}{{"occurred_start", m.OccurredStart}, {"occurred_end", m.OccurredEnd}, {"mentioned_at", m.MentionedAt},
-		{"refers_start", m.RefersStart}, {"refers_end", m.RefersEnd}, {"expires_at", m.ExpiresAt}} {
+		{"refers_start", m.RefersStart}, {"refers_end", m.RefersEnd}, {"expires_at", m.ExpiresAt},
+		{"valid_from", m.ValidFrom}, {"valid_until", m.ValidUntil}} {
 		if err := checkTime(item, t.field, t.at); err != nil {
 			return err
 		}
@@ -345,6 +350,15 @@ func validateMemory(item string, m Memory, dim int) error {
 	}
 	if err := validateCovers(item, m); err != nil {
 		return err
+	}
+	for j, id := range m.Supersedes {
+		field := fmt.Sprintf("supersedes[%d]", j)
+		if err := checkID(item, field, id, true); err != nil {
+			return err
+		}
+		if id == m.ID {
+			return &Error{Item: item, Field: field, Problem: "a memory cannot supersede itself"}
+		}
 	}
 	return checkMeta(item, m.Metadata)
 }

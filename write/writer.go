@@ -164,7 +164,7 @@ func (t *txn) write(dim int, b Batch, vecs [][]float32) error {
 			return err
 		}
 	}
-	for _, step := range []func(Batch, [][]float32) error{t.writeSources, t.writeMemories, t.writeCoverage, t.writeEntities, t.writeLinks} {
+	for _, step := range []func(Batch, [][]float32) error{t.writeSources, t.writeMemories, t.writeCoverage, t.writeSupersessions, t.writeEntities, t.writeLinks} {
 		if err := step(b, vecs); err != nil {
 			return err
 		}
@@ -226,7 +226,8 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 		refStart, refEnd := Refers(m)
 		rows[i] = map[string]any{"id": m.ID, "source": nilIfEmpty(m.Source), "kind": nilIfEmpty(m.Kind), "text": m.Text,
 			"embedding": vectorText(vecs[i]), "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
-			"mentioned_at": m.MentionedAt, "refers_start": refStart, "refers_end": refEnd, "expires_at": m.ExpiresAt, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
+			"mentioned_at": m.MentionedAt, "refers_start": refStart, "refers_end": refEnd, "expires_at": m.ExpiresAt,
+			"valid_from": m.ValidFrom, "valid_until": m.ValidUntil, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
 			"position": nilIfZero(m.Position), "speaker": strings.TrimSpace(m.Speaker)}
 	}
 	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
@@ -254,52 +255,6 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 	slices.Sort(updated)
 	_, err = t.tx.Exec(t.ctx, statementText("links"), pgx.NamedArgs{"ids": updated})
 	return err
-}
-
-// writeCoverage replaces the coverage of the batch's memories (a summary's covered memories;
-// a memory that is no longer a summary loses its coverage). Covered memories are of the
-// batch's scope set, written by it or stored.
-func (t *txn) writeCoverage(b Batch, _ [][]float32) error {
-	if len(b.Memories) == 0 {
-		return nil
-	}
-	refs := map[string]string{}
-	for i, m := range b.Memories {
-		for j, id := range m.Covers {
-			if _, ok := t.memories[id]; !ok {
-				refs[id] = fmt.Sprintf("memories[%d].covers[%d]", i, j)
-			}
-		}
-	}
-	stored, err := t.stored("memories", refs)
-	if err != nil {
-		return err
-	}
-	ids := make([]int64, 0, len(b.Memories))
-	var rows []map[string]any
-	for _, m := range b.Memories {
-		sid := t.memories[m.ID]
-		ids = append(ids, sid)
-		for _, c := range m.Covers {
-			mid, ok := t.memories[c]
-			if !ok {
-				mid = stored[c]
-			}
-			rows = append(rows, map[string]any{"summary": sid, "memory": mid})
-		}
-	}
-	if _, err := t.tx.Exec(t.ctx, statementText("coverage_clear"), pgx.NamedArgs{"ids": ids}); err != nil {
-		return err
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	tag, err := t.tx.Exec(t.ctx, statementText("coverage"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
-	if err != nil {
-		return err
-	}
-	t.res.Covered = int(tag.RowsAffected())
-	return nil
 }
 
 // writeEntities upserts the entities the caller gives.

@@ -39,3 +39,28 @@ func TestPruneCommand(t *testing.T) {
 		t.Fatalf("bad --at: exit %d: %s", code, c.err.String())
 	}
 }
+
+// TestQueryAsOf: recall query answers with what held at --as-of: the superseding memory by
+// default, the superseded one before the new one held; a time it cannot read is refused.
+func TestQueryAsOf(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	lines := `{"type": "memory", "id": "h1", "text": "Ana lives in Lisbon.", "valid_from": "2019-01-01"}
+{"type": "memory", "id": "h2", "text": "Ana lives in Berlin now.", "valid_from": "2024-01-01", "supersedes": ["h1"]}
+`
+	if code := c.run("ingest", writeFile(t, "homes.jsonl", lines), "--format", "native", "--scope", "team"); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, c.err.String())
+	}
+	for _, q := range []struct {
+		args        []string
+		want, never string
+	}{{nil, "Berlin", "Lisbon"}, {[]string{"--as-of", "2022-06-01"}, "Lisbon", "Berlin"}} {
+		if code := c.run(append([]string{"query", "Where does Ana live?", "--scope", "team"}, q.args...)...); code != 0 ||
+			!strings.Contains(c.out.String(), q.want) || strings.Contains(c.out.String(), q.never) {
+			t.Errorf("query %v: exit %d, want %s and never %s: %s%s", q.args, code, q.want, q.never, c.out.String(), c.err.String())
+		}
+	}
+	if code := c.run("query", "Where does Ana live?", "--scope", "team", "--as-of", "last spring"); code != 2 || !strings.Contains(c.err.String(), "--as-of") {
+		t.Fatalf("bad --as-of: exit %d: %s", code, c.err.String())
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/records"
 	"github.com/recall-engine/recall/sql"
 )
 
@@ -45,6 +46,7 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	noAccess := fs.Bool("no-access", false, "do not record access")
 	altitude := fs.String("altitude", "auto", "summaries or memories: auto (the budget decides), memories, summaries")
 	graph := fs.Bool("graph-context", false, "add the relations between the question's entities and the packed memories'")
+	asOf := fs.String("as-of", "", "answer with what held at this time (RFC 3339 or a date): memories not yet or no longer valid, or superseded, then are left out; default: now")
 	replicaURL := fs.String("replica-url", m.Getenv("RECALL_REPLICA_URL"), "run the statement on this streaming replica (as recall_runtime); access is recorded on the primary (RECALL_REPLICA_URL)")
 	var ef cli.EngineFlags
 	ef.Register(fs)
@@ -93,7 +95,13 @@ func (m *Main) query(ctx context.Context, args []string) error {
 		return err
 	}
 	user := recall.User{ID: "cli", Read: scopes, Write: scopes, Label: *label}
-	p, err := e.Recall(ctx, user, pos[0], *budget, &recall.Options{Altitude: alt, GraphContext: *graph})
+	opts := &recall.Options{Altitude: alt, GraphContext: *graph}
+	if *asOf != "" {
+		if opts.AsOf, err = records.ParseTime(*asOf); err != nil {
+			return fmt.Errorf("%w: --as-of: %v", cli.ErrUsage, err)
+		}
+	}
+	p, err := e.Recall(ctx, user, pos[0], *budget, opts)
 	if err != nil {
 		return flagError(err)
 	}

@@ -18,3 +18,17 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
          END)
 $$;
 GRANT EXECUTE ON FUNCTION recall.passes(text, text[], jsonb, timestamptz, recall.filter) TO recall_runtime;
+
+-- recall.holds: whether a memory holds for a recall (sql/lanes/output.sql): not expired at
+-- now (migration 00008), and at as_of within its validity and not yet superseded (migration
+-- 00009). Inlined by the planner, as recall.passes is.
+CREATE OR REPLACE FUNCTION recall.holds(valid_from timestamptz, valid_until timestamptz, superseded_by bigint,
+                                        superseded_at timestamptz, expires_at timestamptz, as_of timestamptz, now timestamptz)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT (expires_at IS NULL OR expires_at > now)
+     AND (valid_from IS NULL OR valid_from <= as_of)
+     AND (valid_until IS NULL OR valid_until > as_of)
+     AND (superseded_by IS NULL OR superseded_at > as_of)
+$$;
+GRANT EXECUTE ON FUNCTION recall.holds(timestamptz, timestamptz, bigint, timestamptz, timestamptz, timestamptz, timestamptz) TO recall_runtime;

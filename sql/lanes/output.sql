@@ -2,8 +2,8 @@
 -- candidates, best first, then the neighbours that the best context_hits of them need to be
 -- read (context_of names the candidate): the turn after a question, spoken by someone else
 -- (why 'answer'), and the turn before a reply of at most context_short words ('reply_to'). A
--- neighbour has the candidate's source and scope set, passes the filters, and has not expired;
--- an expired candidate brings none.
+-- neighbour has the candidate's source and scope set, passes the filters, and holds
+-- (recall.holds); a candidate that does not hold brings none.
 -- The recency and frequency terms need every candidate's access row; the memory, its source
 -- and its entity names are read only for the k kept. A summary comes with the visible
 -- memories it covers (covers). With @graph_context, each candidate comes with the visible
@@ -24,7 +24,8 @@ output_hits AS MATERIALIZED (
   SELECT t.id, m.source_id, m.position, m.scopes, m.speaker, m.is_question, m.text
   FROM output_top t
   JOIN recall.memories m ON m.id = t.id
-  WHERE m.position IS NOT NULL AND (m.expires_at IS NULL OR m.expires_at > @now::timestamptz)
+  WHERE m.position IS NOT NULL
+    AND recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
   ORDER BY t.fused DESC, t.id
   LIMIT @context_hits::int
 ),
@@ -37,7 +38,7 @@ output_context AS (
     AND CASE x.why WHEN 'answer' THEN h.is_question AND n.speaker <> h.speaker
                    ELSE cardinality(regexp_split_to_array(btrim(h.text), '\s+')) <= @context_short::int END
     AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, {{filter}})
-    AND (n.expires_at IS NULL OR n.expires_at > @now::timestamptz)
+    AND recall.holds(n.valid_from, n.valid_until, n.superseded_by, n.superseded_at, n.expires_at, @as_of::timestamptz, @now::timestamptz)
 )
 SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_accessed, u.access_count,
        u.context_of, u.context_why,
@@ -62,7 +63,8 @@ FROM (
 ) u
 JOIN recall.memories m ON m.id = u.id
 LEFT JOIN recall.sources s ON s.id = m.source_id
--- An expired memory (migration 00008) is left out here, where its row is read anyway: it may
--- have taken one of the k places, so a recall returns fewer than k when some have expired.
-WHERE m.expires_at IS NULL OR m.expires_at > @now::timestamptz
+-- A memory that does not hold (expired at now, migration 00008; outside its validity or
+-- superseded at as_of, 00009: recall.holds) is left out here, where its row is read anyway: it
+-- may have taken one of the k places, so a recall returns fewer than k when some do not hold.
+WHERE recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
 ORDER BY u.part, u.fused DESC, u.id, u.context_of

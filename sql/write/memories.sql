@@ -1,24 +1,26 @@
 -- Upsert memories by external id within the batch's scope set. @rows is a JSON array of
 -- {"id", "source", "kind", "text", "embedding" (pgvector text), "occurred_start",
--- "occurred_end", "mentioned_at", "refers_start", "refers_end", "expires_at", "tags",
--- "metadata", "position", "speaker"}; "source" is a source's external id in the same scope set. Triggers
+-- "occurred_end", "mentioned_at", "refers_start", "refers_end", "expires_at", "valid_from",
+-- "valid_until", "tags", "metadata", "position", "speaker"}; "source" is a source's external id in the same scope set. Triggers
 -- keep the lexical data and BM25 statistics. Returns each memory's id and whether it already
 -- existed. An update stamps updated_at with the inserted row's default (excluded), not now():
 -- Citus allows only immutable functions in an ON CONFLICT's SET.
 INSERT INTO recall.memories AS m (external_id, scopes, source_id, kind, text, embedding,
-                                  occurred_start, occurred_end, mentioned_at, refers_start, refers_end, expires_at, tags,
-                                  metadata, position, speaker)
+                                  occurred_start, occurred_end, mentioned_at, refers_start, refers_end, expires_at,
+                                  valid_from, valid_until, tags, metadata, position, speaker)
 SELECT r.id, @scopes::text[], src.id, coalesce(r.kind, 'world'), r.text, r.embedding::vector,
        r.occurred_start, r.occurred_end, r.mentioned_at, r.refers_start, r.refers_end, r.expires_at,
-       coalesce(r.tags, '{}'), coalesce(r.metadata, '{}'), r.position, coalesce(r.speaker, '')
+       r.valid_from, r.valid_until, coalesce(r.tags, '{}'), coalesce(r.metadata, '{}'), r.position, coalesce(r.speaker, '')
 FROM jsonb_to_recordset(@rows::jsonb) AS r(id text, source text, kind text, text text, embedding text,
        occurred_start timestamptz, occurred_end timestamptz, mentioned_at timestamptz,
-       refers_start timestamptz, refers_end timestamptz, expires_at timestamptz, tags text[], metadata jsonb, position integer, speaker text)
+       refers_start timestamptz, refers_end timestamptz, expires_at timestamptz,
+       valid_from timestamptz, valid_until timestamptz, tags text[], metadata jsonb, position integer, speaker text)
 LEFT JOIN recall.sources src ON src.scopes = @scopes::text[] AND src.external_id = r.source
 ON CONFLICT (scopes, external_id) DO UPDATE
 SET source_id = excluded.source_id, kind = excluded.kind, text = excluded.text, embedding = excluded.embedding,
     occurred_start = excluded.occurred_start, occurred_end = excluded.occurred_end,
     mentioned_at = excluded.mentioned_at, refers_start = excluded.refers_start, refers_end = excluded.refers_end,
-    expires_at = excluded.expires_at, tags = excluded.tags, metadata = excluded.metadata,
+    expires_at = excluded.expires_at, valid_from = excluded.valid_from, valid_until = excluded.valid_until,
+    tags = excluded.tags, metadata = excluded.metadata,
     position = excluded.position, speaker = excluded.speaker, updated_at = excluded.updated_at
 RETURNING m.external_id, m.id, (xmax <> 0) AS existed

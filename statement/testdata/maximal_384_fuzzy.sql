@@ -500,7 +500,8 @@ output_hits AS MATERIALIZED (
   SELECT t.id, m.source_id, m.position, m.scopes, m.speaker, m.is_question, m.text
   FROM output_top t
   JOIN recall.memories m ON m.id = t.id
-  WHERE m.position IS NOT NULL AND (m.expires_at IS NULL OR m.expires_at > @now::timestamptz)
+  WHERE m.position IS NOT NULL
+    AND recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
   ORDER BY t.fused DESC, t.id
   LIMIT @context_hits::int
 ),
@@ -513,7 +514,7 @@ output_context AS (
     AND CASE x.why WHEN 'answer' THEN h.is_question AND n.speaker <> h.speaker
                    ELSE cardinality(regexp_split_to_array(btrim(h.text), '\s+')) <= @context_short::int END
     AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
-    AND (n.expires_at IS NULL OR n.expires_at > @now::timestamptz)
+    AND recall.holds(n.valid_from, n.valid_until, n.superseded_by, n.superseded_at, n.expires_at, @as_of::timestamptz, @now::timestamptz)
 )
 SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_accessed, u.access_count,
        u.context_of, u.context_why,
@@ -558,5 +559,5 @@ FROM (
 ) u
 JOIN recall.memories m ON m.id = u.id
 LEFT JOIN recall.sources s ON s.id = m.source_id
-WHERE m.expires_at IS NULL OR m.expires_at > @now::timestamptz
+WHERE recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
 ORDER BY u.part, u.fused DESC, u.id, u.context_of

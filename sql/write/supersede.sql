@@ -1,0 +1,8 @@
+-- Mark memories of the batch's scope set as superseded. @rows is a JSON array of {"old",
+-- "by", "at"}: memory ids, and when the old one stopped holding (NULL: the write's time).
+-- Runs as the writer, under row security; the key on (superseded_by, scopes) keeps both in
+-- the scope set.
+UPDATE recall.memories m
+SET superseded_by = r.by, superseded_at = coalesce(r.at, statement_timestamp())
+FROM jsonb_to_recordset(@rows::jsonb) AS r(old bigint, by bigint, at timestamptz)
+WHERE m.id = r.old AND m.scopes = @scopes::text[]

@@ -1,0 +1,138 @@
+package recall_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/recall-engine/recall"
+)
+
+// TestValidity: a recall as of a time packs exactly the memories that hold then by the rule
+// in Go (within valid_from / valid_until, not superseded by then: a superseding memory's
+// valid_from, else its occurred_start), over a random history of 30 memories with validity
+// windows and supersession chains, at eight times; the default is now. A supersession across
+// scope sets, an empty window and a memory superseding itself are refused; deleting the
+// superseding memory makes the one it replaced hold again.
+func TestValidity(t *testing.T) {
+	t.Parallel()
+	_, e := newWriteEngine(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(35, 1))
+	day := func(d int) *time.Time { v := now.AddDate(0, 0, d); return &v }
+	type hist struct {
+		from, until, occurred *time.Time
+		supersededAt          *time.Time
+		by                    string
+	}
+	h := map[string]*hist{}
+	var b recall.Batch
+	for i := range 30 {
+		id := fmt.Sprintf("v%d", i)
+		m := recall.Memory{ID: id, Text: fmt.Sprintf("Office move plan %d: the team sits on floor %d.", i, i), OccurredStart: day(-200 + 5*i)}
+		x := &hist{occurred: m.OccurredStart}
+		if r.IntN(3) == 0 {
+			m.ValidFrom = day(-200 + r.IntN(200))
+			x.from = m.ValidFrom
+		}
+		if r.IntN(3) == 0 {
+			lo := -200
+			if x.from != nil {
+				lo = int(x.from.Sub(now).Hours()/24) + 1
+			}
+			m.ValidUntil = day(lo + r.IntN(100))
+			x.until = m.ValidUntil
+		}
+		// Some supersede an earlier memory not yet superseded.
+		if i > 0 && r.IntN(3) == 0 {
+			old := fmt.Sprintf("v%d", r.IntN(i))
+			if h[old].by == "" {
+				m.Supersedes = []string{old}
+				h[old].by = id
+				h[old].supersededAt = m.ValidFrom
+				if m.ValidFrom == nil {
+					h[old].supersededAt = m.OccurredStart
+				}
+			}
+		}
+		h[id] = x
+		b.Memories = append(b.Memories, m)
+	}
+	res, err := e.Write(ctx, member, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	superseded := 0
+	for _, x := range h {
+		if x.by != "" {
+			superseded++
+		}
+	}
+	if superseded < 3 || res.Superseded != superseded {
+		t.Fatalf("%d supersessions written (result says %d): the history checks too little", superseded, res.Superseded)
+	}
+	holds := func(id string, at time.Time) bool {
+		x := h[id]
+		return (x.from == nil || !x.from.After(at)) && (x.until == nil || x.until.After(at)) && (x.by == "" || x.supersededAt.After(at))
+	}
+	check := func(at time.Time, opts *recall.Options) {
+		t.Helper()
+		p, err := e.Recall(ctx, member, "office move plan team floor", 100000, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want []string
+		for _, it := range p.Items {
+			got = append(got, it.ExternalID)
+		}
+		for id := range h {
+			if holds(id, at) {
+				want = append(want, id)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("as of %v: packed %v, want %v", at.Format(time.DateOnly), got, want)
+		}
+	}
+	check(now, nil)
+	for _, d := range []int{-250, -180, -120, -90, -40, -5, 30} {
+		check(*day(d), &recall.Options{AsOf: *day(d)})
+	}
+
+	var we *recall.WriteError
+	other := recall.User{ID: "o", Read: []string{"acme", "other"}, Write: []string{"acme", "other"}}
+	for _, c := range []struct {
+		name  string
+		user  recall.User
+		batch recall.Batch
+		field string
+	}{
+		{"across scope sets", other, recall.Batch{Scopes: []string{"other"}, Memories: []recall.Memory{{ID: "x", Text: "t", Supersedes: []string{"v1"}}}}, "supersedes[0]"},
+		{"empty window", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", ValidFrom: day(1), ValidUntil: day(1)}}}, "valid_until"},
+		{"itself", member, recall.Batch{Memories: []recall.Memory{{ID: "x", Text: "t", Supersedes: []string{"x"}}}}, "supersedes[0]"},
+	} {
+		if _, err := e.Write(ctx, c.user, c.batch); !errors.As(err, &we) || we.Field != c.field {
+			t.Errorf("%s: %v, want a WriteError on %s", c.name, err, c.field)
+		}
+	}
+
+	// The newest supersession undone: its old memory holds again.
+	var old, by string
+	for id, x := range h {
+		if x.by != "" && (by == "" || x.by > by) {
+			old, by = id, x.by
+		}
+	}
+	if _, err := e.Delete(ctx, member, nil, []string{by}); err != nil {
+		t.Fatal(err)
+	}
+	delete(h, by)
+	h[old].by, h[old].supersededAt = "", nil
+	check(now, nil)
+}
