@@ -79,6 +79,10 @@ type FunctionData struct {
 
 type bandIndexes struct{ Like, Keep string }
 
+// postings names a trigram postings table (migrations 00004, 00007) and its row id column,
+// for the trigram_candidates template.
+type postings struct{ Table, ID string }
+
 var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
 	// bandIndexes names the band indexes of prefix: a LIKE pattern for all of them and the
 	// list of those the bands keep.
@@ -89,6 +93,7 @@ var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
 		}
 		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`, Keep: strings.Join(keep, ", ")}
 	},
+	"postings": func(table, id string) postings { return postings{table, id} },
 	// gone names every band index of an earlier prefix, for drop_stale_bands to drop.
 	"gone": func(prefix string) bandIndexes {
 		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`}

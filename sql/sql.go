@@ -73,6 +73,11 @@ var StoredFunctions string
 //go:embed engine/scope_apply.sql
 var ScopeApply string
 
+// IsCitus asks whether the server runs Citus (once per connection, internal/scope).
+//
+//go:embed engine/is_citus.sql
+var IsCitus string
+
 // ScopeApplyCitus sets it on a Citus coordinator, where the workers must see it too.
 //
 //go:embed engine/scope_apply_citus.sql

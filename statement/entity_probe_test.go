@@ -22,38 +22,10 @@ func TestEntityTrigramsFollowEntities(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
 	ctx := context.Background()
-	type ent struct {
-		scopes []string
-		name   string
-	}
-	want := map[int64]ent{}
+	want := map[int64]trigramRow{}
 	check := func(step string) {
 		t.Helper()
-		exp := map[string]bool{}
-		for id, e := range want {
-			for _, sc := range e.scopes {
-				exp[fmt.Sprintf("%s||%d", sc, id)] = true
-				for g := range trigrams(e.name) {
-					exp[fmt.Sprintf("%s|%s|%d", sc, g, id)] = true
-				}
-			}
-		}
-		rows, err := db.Owner.Query(ctx, `SELECT scope || '|' || trigram || '|' || entity_id FROM recall.entity_trigrams`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(exp) {
-			t.Fatalf("%s: %d rows, want %d", step, len(got), len(exp))
-		}
-		for _, r := range got {
-			if !exp[r] {
-				t.Fatalf("%s: unexpected row %q", step, r)
-			}
-		}
+		checkTrigramRows(t, db, `SELECT scope || '|' || trigram || '|' || entity_id FROM recall.entity_trigrams`, want, step)
 	}
 	add := func(ext string, scopes []string, name string) int64 {
 		t.Helper()
@@ -62,7 +34,7 @@ func TestEntityTrigramsFollowEntities(t *testing.T) {
 			ON CONFLICT (scopes, external_id) DO UPDATE SET name = excluded.name RETURNING id`, ext, scopes, name).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		want[id] = ent{scopes, name}
+		want[id] = trigramRow{scopes, name}
 		return id
 	}
 	a := add("a", []string{"acme"}, "Alice Martin")
@@ -74,12 +46,12 @@ func TestEntityTrigramsFollowEntities(t *testing.T) {
 	if _, err := db.Owner.Exec(ctx, `UPDATE recall.entities SET name = 'Alicia Martin' WHERE id = $1`, a); err != nil {
 		t.Fatal(err)
 	}
-	want[a] = ent{[]string{"acme"}, "Alicia Martin"}
+	want[a] = trigramRow{[]string{"acme"}, "Alicia Martin"}
 	check("renamed")
 	if _, err := db.Owner.Exec(ctx, `UPDATE recall.entities SET scopes = '{gamma}' WHERE id = $1`, b); err != nil {
 		t.Fatal(err)
 	}
-	want[b] = ent{[]string{"gamma"}, want[b].name}
+	want[b] = trigramRow{[]string{"gamma"}, want[b].text}
 	check("moved")
 	if _, err := db.Owner.Exec(ctx, `DELETE FROM recall.entities WHERE id = $1`, a); err != nil {
 		t.Fatal(err)
@@ -238,6 +210,45 @@ func TestEntityProbeChoosesByEntities(t *testing.T) {
 		}
 		if !c.postings && (p1-p0 != 1 || i1 == i0) {
 			t.Errorf("caller of %s: %d scans of recall.entity_trigrams, %d of the name trigram index; want the count and the index", c.scope, p1-p0, i1-i0)
+		}
+	}
+}
+
+// trigramRow is what a trigram postings table should hold for one row: its scope set and the
+// text whose trigrams it lists.
+type trigramRow struct {
+	scopes []string
+	text   string
+}
+
+// checkTrigramRows: query ("scope|trigram|id" per row) returns exactly each row of want's
+// trigrams (the Go reference, trigrams) under each name of its scope set, and one
+// empty-trigram row per scope, by which the probes count a caller's rows.
+func checkTrigramRows(t *testing.T, db *testdb.DB, query string, want map[int64]trigramRow, step string) {
+	t.Helper()
+	exp := map[string]bool{}
+	for id, r := range want {
+		for _, sc := range r.scopes {
+			exp[fmt.Sprintf("%s||%d", sc, id)] = true
+			for g := range trigrams(r.text) {
+				exp[fmt.Sprintf("%s|%s|%d", sc, g, id)] = true
+			}
+		}
+	}
+	rows, err := db.Owner.Query(context.Background(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(exp) {
+		t.Fatalf("%s: %d rows, want %d", step, len(got), len(exp))
+	}
+	for _, r := range got {
+		if !exp[r] {
+			t.Fatalf("%s: unexpected row %q", step, r)
 		}
 	}
 }

@@ -167,38 +167,10 @@ func TestTitleTrigramsFollowSources(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
 	ctx := context.Background()
-	type src struct {
-		scopes []string
-		title  string
-	}
-	want := map[int64]src{}
+	want := map[int64]trigramRow{}
 	check := func(step string) {
 		t.Helper()
-		exp := map[string]bool{}
-		for id, s := range want {
-			for _, sc := range s.scopes {
-				exp[fmt.Sprintf("%s||%d", sc, id)] = true // the row by which titles are counted
-				for g := range trigrams(s.title) {
-					exp[fmt.Sprintf("%s|%s|%d", sc, g, id)] = true
-				}
-			}
-		}
-		rows, err := db.Owner.Query(ctx, `SELECT scope || '|' || trigram || '|' || source_id FROM recall.title_trigrams`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(exp) {
-			t.Fatalf("%s: %d rows, want %d", step, len(got), len(exp))
-		}
-		for _, r := range got {
-			if !exp[r] {
-				t.Fatalf("%s: unexpected row %q", step, r)
-			}
-		}
+		checkTrigramRows(t, db, `SELECT scope || '|' || trigram || '|' || source_id FROM recall.title_trigrams`, want, step)
 	}
 	add := func(ext string, scopes []string, title string) int64 {
 		t.Helper()
@@ -207,7 +179,7 @@ func TestTitleTrigramsFollowSources(t *testing.T) {
 			ON CONFLICT (scopes, external_id) DO UPDATE SET title = excluded.title RETURNING id`, ext, scopes, title).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		want[id] = src{scopes, title}
+		want[id] = trigramRow{scopes, title}
 		return id
 	}
 	a := add("a", []string{"acme"}, "The Harbour Report, 2024")
@@ -219,12 +191,12 @@ func TestTitleTrigramsFollowSources(t *testing.T) {
 	if _, err := db.Owner.Exec(ctx, `UPDATE recall.sources SET title = 'Harbor report' WHERE id = $1`, a); err != nil {
 		t.Fatal(err)
 	}
-	want[a] = src{[]string{"acme"}, "Harbor report"}
+	want[a] = trigramRow{[]string{"acme"}, "Harbor report"}
 	check("retitled")
 	if _, err := db.Owner.Exec(ctx, `UPDATE recall.sources SET scopes = '{gamma}' WHERE id = $1`, b); err != nil {
 		t.Fatal(err)
 	}
-	want[b] = src{[]string{"gamma"}, want[b].title}
+	want[b] = trigramRow{[]string{"gamma"}, want[b].text}
 	check("moved")
 	if _, err := db.Owner.Exec(ctx, `DELETE FROM recall.sources WHERE id = $1`, a); err != nil {
 		t.Fatal(err)

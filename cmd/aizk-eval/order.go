@@ -271,16 +271,7 @@ func writeOrderTable(w io.Writer, title string, qs []orderQuery, models map[stri
 		fmt.Fprint(w, "--- | ")
 	}
 	fmt.Fprint(w, "--- | --- |\n")
-	groups := map[[2]string][]int{}
-	var keys [][2]string
-	for i, q := range qs {
-		k := [2]string{q.set, q.file}
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], i)
-	}
-	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
+	keys, groups := bySetAndFile(qs)
 	for _, key := range keys {
 		var fused, fit, learned []float64
 		for _, i := range groups[key] {
@@ -330,16 +321,7 @@ func bm25Alone(s statement.Settings) statement.Settings {
 func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string, arms map[string]func(i int) []string, group string) {
 	metrics := []string{"ndcg@10", "recall@5", "recall@10", "recall@25", "recall@50"}
 	fmt.Fprintf(w, "## %s\n\n", title)
-	groups := map[[2]string][]int{}
-	var keys [][2]string
-	for i, q := range qs {
-		k := [2]string{q.set, q.file}
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], i)
-	}
-	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
+	keys, groups := bySetAndFile(qs)
 	for _, key := range keys {
 		idx := groups[key]
 		headline := qs[idx[0]].metric.Name
@@ -395,4 +377,20 @@ func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// bySetAndFile groups the queries by data set and traces file: the keys sorted, and each
+// key's query indexes in order.
+func bySetAndFile(qs []orderQuery) ([][2]string, map[[2]string][]int) {
+	groups := map[[2]string][]int{}
+	var keys [][2]string
+	for i, q := range qs {
+		k := [2]string{q.set, q.file}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
+	return keys, groups
 }

@@ -73,8 +73,8 @@ const citusKey = "recall/scope.citus"
 //
 // On a Citus coordinator the settings must reach the workers, which set_config's do not:
 // there they are applied by SET LOCAL with Citus's propagation on (recall.apply_scopes). The
-// first Apply on a connection learns which server it is (its statement says) and, on Citus,
-// applies them again that way; later ones on the connection go that way at once.
+// first Apply on a connection asks which server it is and keeps the answer with the
+// connection.
 func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Setting) error {
 	for _, w := range write {
 		if _, ok := slices.BinarySearch(read, w); !ok {
@@ -96,23 +96,17 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 	data := tx.Conn().PgConn().CustomData()
 	citus, known := data[citusKey].(bool)
 	if !known {
-		var a, b string
-		var n int64
-		if err := tx.QueryRow(ctx, sqltext.ScopeApply, read, write, names, values).Scan(&a, &b, &n, &citus); err != nil {
+		if err := tx.QueryRow(ctx, sqltext.IsCitus).Scan(&citus); err != nil {
 			return fmt.Errorf("scope: apply: %w", err)
 		}
 		data[citusKey] = citus
 	}
-	if !citus {
-		if known {
-			if _, err := tx.Exec(ctx, sqltext.ScopeApply, read, write, names, values); err != nil {
-				return fmt.Errorf("scope: apply: %w", err)
-			}
-		}
-		return nil
+	stmt := sqltext.ScopeApply
+	if citus {
+		stmt = sqltext.ScopeApplyCitus
 	}
-	if _, err := tx.Exec(ctx, sqltext.ScopeApplyCitus, read, write, names, values); err != nil {
-		return fmt.Errorf("scope: apply on Citus: %w", err)
+	if _, err := tx.Exec(ctx, stmt, read, write, names, values); err != nil {
+		return fmt.Errorf("scope: apply: %w", err)
 	}
 	return nil
 }

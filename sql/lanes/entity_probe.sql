@@ -31,10 +31,10 @@
 -- sees at most 2,000 entities (counted, up to that bound, by the empty-trigram rows of
 -- recall.entity_trigrams under its read scopes): its fuzzy branch reads the postings of the
 -- mentions' trigrams under its read scopes from recall.entity_trigrams, as
--- recall.probe_titles does for titles (sql/lanes/title_probe.sql says how the candidates are
--- bounded), so its work follows its own entities. For more entities the GIN scan is the
--- faster way. The setting recall.entity_probe ('scope' or 'index') forces one, for tests and
--- measurements.
+-- recall.probe_titles does for titles (both take the candidates from the trigram_candidates
+-- template of sql/functions.tmpl, which says how they are bounded), so its work follows its
+-- own entities. For more entities the GIN scan is the faster way. The setting
+-- recall.entity_probe ('scope' or 'index') forces one, for tests and measurements.
 {{- range .NameBands}}
 CREATE INDEX IF NOT EXISTS entities_trgm_scopes_{{.Name}}_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes)
   WITH (fastupdate = off) WHERE cardinality(show_trgm(lower(name))) {{.Pred}};
@@ -71,37 +71,11 @@ BEGIN
   END;
   RETURN QUERY
   WITH grams AS MATERIALIZED (
-    SELECT DISTINCT g.mention, show_trgm(g.mention) AS trg
-    FROM unnest(mentions) AS g(mention)
+    SELECT DISTINCT m.mention AS g, show_trgm(m.mention) AS trg
+    FROM unnest(mentions) AS m(mention)
     WHERE by_scope
   ),
-  -- The postings way (by_scope): the caller's entities holding each trigram of the mentions,
-  -- and how many (an entity under two read scopes counts twice, as in recall.probe_titles).
-  post AS MATERIALIZED (
-    SELECT t.trigram, count(*) AS df, array_agg(t.entity_id) AS ids
-    FROM (SELECT DISTINCT unnest(g.trg) AS trigram FROM grams g) q
-    JOIN recall.entity_trigrams t ON t.scope = ANY (recall.read_scopes()) AND t.trigram = q.trigram
-    GROUP BY t.trigram
-  ),
-  -- Each mention's candidates, bounded as recall.probe_titles bounds an n-gram's: a name at
-  -- similarity >= floor with a mention of q trigrams shares at least m = ceil(floor q) of
-  -- them, so it is found in at least k = min(2, m) of the mention's q - m + k rarest.
-  cand AS MATERIALIZED (
-    SELECT g.mention, c.id
-    FROM grams g
-    CROSS JOIN LATERAL (SELECT cardinality(g.trg) AS q, ceil(floor * cardinality(g.trg) - 1e-9)::int AS m) k
-    CROSS JOIN LATERAL (
-      SELECT x.id
-      FROM (
-        SELECT p.ids FROM unnest(g.trg) AS u(trigram) LEFT JOIN post p ON p.trigram = u.trigram
-        ORDER BY coalesce(p.df, 0), u.trigram
-        LIMIT k.q - k.m + least(2, k.m)
-      ) r
-      CROSS JOIN LATERAL unnest(r.ids) AS x(id)
-      GROUP BY x.id
-      HAVING count(*) >= least(2, k.m)
-    ) c
-  )
+{{template "trigram_candidates" (postings "entity_trigrams" "entity_id")}}
   SELECT x.id, max(x.sim)
   FROM (
     SELECT e.id, 1.0::float8 AS sim
@@ -126,7 +100,7 @@ BEGIN
     SELECT c.id, m.sim
     FROM cand c
     -- Each name by its id (OFFSET 0 keeps the similarity from being planned as a trigram index scan).
-    CROSS JOIN LATERAL (SELECT similarity(lower(e.name), c.mention)::float8 AS sim FROM recall.entities e WHERE e.id = c.id OFFSET 0) m
+    CROSS JOIN LATERAL (SELECT similarity(lower(e.name), c.g)::float8 AS sim FROM recall.entities e WHERE e.id = c.id OFFSET 0) m
     WHERE m.sim >= floor
   ) x
   GROUP BY x.id;

@@ -100,37 +100,7 @@ BEGIN
       AND NOT EXISTS (SELECT 1 FROM spans e JOIN exact h ON h.k = e.g
                       WHERE e.i <= sp.i AND sp.i + sp.n <= e.i + e.n)
   ),
-  -- The postings way (by_scope): the caller's titles holding each trigram of the n-grams, and
-  -- how many (a title under two read scopes counts twice: see below).
-  post AS MATERIALIZED (
-    SELECT t.trigram, count(*) AS df, array_agg(t.source_id) AS ids
-    FROM (SELECT DISTINCT unnest(g.trg) AS trigram FROM grams g) q
-    JOIN recall.title_trigrams t ON t.scope = ANY (recall.read_scopes()) AND t.trigram = q.trigram
-    WHERE by_scope
-    GROUP BY t.trigram
-  ),
-  -- Each n-gram's candidates. An n-gram of q trigrams and a title at similarity >= floor share
-  -- at least m = ceil(floor q) trigrams, so of any q - m + k of the n-gram's trigrams the
-  -- title holds at least k (k <= m): the candidates are the titles found in at least k = 2
-  -- (1 when m is 1) of the n-gram's q - m + k rarest trigrams among the caller's titles.
-  -- Only they are compared.
-  cand AS MATERIALIZED (
-    SELECT g.g, c.id
-    FROM grams g
-    CROSS JOIN LATERAL (SELECT cardinality(g.trg) AS q, ceil(floor * cardinality(g.trg) - 1e-9)::int AS m) k
-    CROSS JOIN LATERAL (
-      SELECT x.id
-      FROM (
-        SELECT p.ids FROM unnest(g.trg) AS u(trigram) LEFT JOIN post p ON p.trigram = u.trigram
-        ORDER BY coalesce(p.df, 0), u.trigram
-        LIMIT k.q - k.m + least(2, k.m)
-      ) r
-      CROSS JOIN LATERAL unnest(r.ids) AS x(id)
-      GROUP BY x.id
-      HAVING count(*) >= least(2, k.m)
-    ) c
-    WHERE by_scope
-  )
+{{template "trigram_candidates" (postings "title_trigrams" "source_id")}}
   SELECT x.id, max(x.sim), bool_or(x.direct)
   FROM (
     SELECT h.id, 1.0::float8 AS sim, true AS direct FROM exact h
