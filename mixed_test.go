@@ -112,8 +112,8 @@ func TestNotesAndChatInOneScope(t *testing.T) {
 }
 
 // TestLearnedOrder: the pack follows the learned order: the statement's first K candidates
-// sorted by the model's score, computed here from their features and the weights by name
-// (ties in fused order); the trace shows each candidate's features and score; Reorder gives
+// sorted by the model's score, computed here from their features, the weights by name and
+// the trees walked by name (ties in fused order); the trace shows each candidate's features and score; Reorder gives
 // the pack's order; NoOrder gives the fused order; and a model of one feature (shorter
 // first) orders by that alone.
 func TestLearnedOrder(t *testing.T) {
@@ -132,6 +132,17 @@ func TestLearnedOrder(t *testing.T) {
 		for i, x := range xs {
 			for name, w := range m.Weights {
 				score[i] += w * x[slices.Index(ranker.Features, name)]
+			}
+			for _, tree := range m.Trees { // walked from the root by feature name
+				n := tree.Nodes[0]
+				for n.Feature != "" {
+					if x[slices.Index(ranker.Features, n.Feature)] <= n.Threshold {
+						n = tree.Nodes[n.Left]
+					} else {
+						n = tree.Nodes[n.Right]
+					}
+				}
+				score[i] += n.Value
 			}
 			if c := head[i]; c.OrderScore == nil || math.Abs(*c.OrderScore-score[i]) > 1e-9 || !slices.Equal(c.Features, x) {
 				t.Fatalf("%s: the trace's order score %v, the reference's %v", c.ExternalID, c.OrderScore, score[i])

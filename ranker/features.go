@@ -1,14 +1,16 @@
-// Package ranker orders the recall statement's candidates by a learned linear model over
-// features of each candidate: its rank in every lane, how strongly its lexical lanes found it
-// relative to the best, whether the question names its speaker, how much of the question's
-// words it holds, whether it is a question, its length, and how strongly its neighbours in
-// its source were found. Every feature is defined for every memory, whatever its kind: a
-// memory without a speaker or a place has those features at zero, as a memory a lane did not
-// find has that lane's.
+// Package ranker orders the recall statement's candidates by a learned model over features of
+// each candidate: its rank in every lane, how strongly its lexical lanes found it relative to
+// the best, whether the question names its speaker, how much of the question's words it
+// holds, whether it is a question, its length, and how strongly its neighbours in its source
+// were found. Every feature is defined for every memory, whatever its kind: a memory without
+// a speaker or a place has those features at zero, as a memory a lane did not find has that
+// lane's.
 //
-// A Model is a small versioned JSON file (weights by feature name); the engine's default is
-// embedded (DefaultModel), fitted by aizk-eval tune --ranker on the development data with
-// pairwise logistic regression (Fit). The package reads no database and calls no model.
+// A Model is a small versioned JSON file: weights by feature name and, optionally, boosted
+// regression trees over the same features added to the weighted sum. The engine's default is
+// embedded (DefaultModel), fitted by aizk-eval order on the development data: the weights by
+// pairwise logistic regression (Fit), then trees on top by LambdaMART (FitTrees). The package
+// reads no database and calls no model.
 package ranker
 
 import (

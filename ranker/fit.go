@@ -13,9 +13,10 @@ type Query struct {
 
 // FitOptions shape Fit. The zero value takes the defaults.
 type FitOptions struct {
-	L2         float64 // weight of the L2 penalty on the standardized weights (0: 0.01)
-	Iterations int     // gradient steps (0: 300)
-	Rate       float64 // step size (0: 0.5)
+	L2         float64     // weight of the L2 penalty on the standardized weights (0: 0.01)
+	Iterations int         // gradient steps (0: 300)
+	Rate       float64     // step size (0: 0.5)
+	Trees      TreeOptions // boosted trees on top of the linear fit (FitTrees; zero: none)
 }
 
 // Fit fits a linear order to the queries by pairwise logistic regression (RankNet's loss with

@@ -13,18 +13,21 @@ import (
 	"sync"
 )
 
-// FormatVersion is the model file format this code reads and writes.
-const FormatVersion = 1
+// FormatVersion is the model file format this code writes. It reads 1 (weights alone) and 2
+// (weights and trees).
+const FormatVersion = 2
 
-// Model is a linear order: a candidate's score is the sum over the features of weight times
-// value. Its file is JSON: the format version, a name, what it was fitted on, and the weights
-// by feature name (a feature the file does not name weighs 0; a name this code does not know
-// is an error, so a model never silently loses a feature).
+// Model is a learned order: a candidate's score is the sum over the features of weight times
+// value, plus the values of its leaves in the boosted trees (none in a linear model). Its file
+// is JSON: the format version, a name, what it was fitted on, the weights by feature name (a
+// feature the file does not name weighs 0; a name this code does not know is an error, so a
+// model never silently loses a feature) and the trees.
 type Model struct {
 	Version int                `json:"version"`
 	Name    string             `json:"name"`
 	Fitted  string             `json:"fitted,omitempty"` // what it was fitted on, and how
 	Weights map[string]float64 `json:"weights"`
+	Trees   []Tree             `json:"trees,omitempty"`
 
 	w []float64 // Weights in Features order
 }
@@ -53,11 +56,14 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 	if err := d.Decode(&f); err != nil {
 		return fmt.Errorf("%w: %v", ErrModel, err)
 	}
-	if f.Version != FormatVersion {
-		return fmt.Errorf("%w: format version %d, this code reads %d", ErrModel, f.Version, FormatVersion)
+	if f.Version < 1 || f.Version > FormatVersion || f.Version == 1 && len(f.Trees) > 0 {
+		return fmt.Errorf("%w: format version %d with %d trees: this code reads 1 (no trees) to %d", ErrModel, f.Version, len(f.Trees), FormatVersion)
 	}
 	v, err := New(f.Name, f.Fitted, f.Weights)
 	if err != nil {
+		return err
+	}
+	if v, err = v.WithTrees(f.Trees); err != nil {
 		return err
 	}
 	*m = *v
@@ -94,11 +100,46 @@ func New(name, fitted string, weights map[string]float64) (*Model, error) {
 	return m, nil
 }
 
-// Marshal writes the model file.
+// WithTrees returns the model with trees added to its score; each is checked (known
+// features, children inside the tree, finite numbers).
+func (m *Model) WithTrees(trees []Tree) (*Model, error) {
+	out := *m
+	out.Trees = nil
+	for i, t := range trees {
+		t.Nodes = slices.Clone(t.Nodes)
+		if err := t.check(); err != nil {
+			return nil, fmt.Errorf("tree %d: %w", i, err)
+		}
+		out.Trees = append(out.Trees, t)
+	}
+	return &out, nil
+}
+
+// Marshal writes the model file: indented, with each tree on a line of its own.
 func (m *Model) Marshal() ([]byte, error) {
 	type file Model // without UnmarshalJSON's checks, for the encoder
-	b, err := json.MarshalIndent((*file)(m), "", "  ")
-	return append(b, '\n'), err
+	head := *m
+	head.Trees = nil
+	b, err := json.MarshalIndent((*file)(&head), "", "  ")
+	if err != nil || len(m.Trees) == 0 {
+		return append(b, '\n'), err
+	}
+	var out bytes.Buffer
+	out.Write(b[:len(b)-2]) // up to the weights' closing brace, without the object's
+	out.WriteString(",\n  \"trees\": [")
+	for i, t := range m.Trees {
+		tb, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteString("\n    ")
+		out.Write(tb)
+	}
+	out.WriteString("\n  ]\n}\n")
+	return out.Bytes(), nil
 }
 
 // Score is the model's score of a candidate's features.
@@ -107,14 +148,22 @@ func (m *Model) Score(x []float64) float64 {
 	for i, w := range m.w {
 		s += w * x[i]
 	}
+	for i := range m.Trees {
+		s += m.Trees[i].eval(x, nil)
+	}
 	return s
 }
 
-// Contributions are weight times value per feature: what each adds to Score.
+// Contributions are what each feature adds to Score: weight times value, plus, in each tree,
+// how much the splits on it moved the value along the candidate's path. They sum to Score less
+// the trees' root values, which every candidate gets alike.
 func (m *Model) Contributions(x []float64) []float64 {
 	out := make([]float64, NumFeatures)
 	for i, w := range m.w {
 		out[i] = w * x[i]
+	}
+	for i := range m.Trees {
+		m.Trees[i].eval(x, out)
 	}
 	return out
 }
@@ -146,11 +195,17 @@ var DefaultModel = sync.OnceValue(func() *Model {
 	return m
 })
 
-// Names lists the features a model weighs (non-zero), in Features order.
+// Names lists the features a model weighs (non-zero) or splits on, in Features order.
 func (m *Model) Names() []string {
 	var out []string
+	split := map[string]bool{}
+	for _, t := range m.Trees {
+		for _, n := range t.Nodes {
+			split[n.Feature] = true
+		}
+	}
 	for _, f := range Features {
-		if m.Weights[f] != 0 {
+		if m.Weights[f] != 0 || split[f] {
 			out = append(out, f)
 		}
 	}

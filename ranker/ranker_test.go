@@ -148,8 +148,8 @@ func TestFit(t *testing.T) {
 		}
 		return qs
 	}
-	w := ranker.Fit(gen(1, 40), ranker.FitOptions{})
-	again := ranker.Fit(gen(1, 40), ranker.FitOptions{})
+	w := ranker.Fit(gen(1, 80), ranker.FitOptions{})
+	again := ranker.Fit(gen(1, 80), ranker.FitOptions{})
 	top := ""
 	for f, v := range w {
 		if again[f] != v {
@@ -209,7 +209,12 @@ func TestModelFile(t *testing.T) {
 	}
 	for _, bad := range []string{
 		`{"version": 1, "name": "x", "weights": {"lane_bm25": 1, "lane_bogus": 2}}`,
-		`{"version": 2, "name": "x", "weights": {}}`,
+		`{"version": 3, "name": "x", "weights": {}}`,
+		`{"version": 1, "name": "x", "weights": {}, "trees": [{"nodes": [{"value": 1}]}]}`,
+		`{"version": 2, "name": "x", "weights": {}, "trees": [{"nodes": [{"feature": "bogus", "left": 1, "right": 2, "value": 0}, {"value": 1}, {"value": 2}]}]}`,
+		`{"version": 2, "name": "x", "weights": {}, "trees": [{"nodes": [{"feature": "best", "left": 0, "right": 2, "value": 0}, {"value": 1}, {"value": 2}]}]}`,
+		`{"version": 2, "name": "x", "weights": {}, "trees": [{"nodes": [{"feature": "best", "left": 1, "right": 3, "value": 0}, {"value": 1}, {"value": 2}]}]}`,
+		`{"version": 2, "name": "x", "weights": {}, "trees": [{"nodes": []}]}`,
 		`{"version": 1, "name": "x", "weights": {}, "extra": true}`,
 	} {
 		if _, err := ranker.Parse([]byte(bad)); !errors.Is(err, ranker.ErrModel) {

@@ -31,7 +31,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		"plans":  {Summary: "the ablation table (maximal, each lane alone, maximal minus each lane)", Run: m.plans},
 		"tune":   {Summary: "fit the fusion (rrf_k, lane weights) to a split's judged queries; writes a settings file", Run: m.tune},
 		"mix":    {Summary: "kinds of memory in one scope: each set's headline metric alone and in the mix", Run: m.mix},
-		"order":  {Summary: "fit the learned order (a linear model over each candidate's features) to traces, by folds; writes a model file", Run: m.order},
+		"order":  {Summary: "fit the learned order (weights and boosted trees over each candidate's features) to traces, by folds; writes a model file", Run: m.order},
 		"traces": {Summary: "write every judged query's trace to a file, for tune --traces", Run: m.tracesCmd},
 	}, args)
 }

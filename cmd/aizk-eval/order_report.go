@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/recall-engine/recall/eval"
+	"github.com/recall-engine/recall/ranker"
+	"github.com/recall-engine/recall/statement"
+)
+
+// writeOrderTable prints, per set, the mean metric of the fused order (the traces' own
+// settings), the fitted fusion when given, and the learned order: models by query index
+// (the key "learned" for every query).
+func writeOrderTable(w io.Writer, title string, qs []orderQuery, models map[string]*ranker.Model, fitted map[int]statement.Settings) {
+	fmt.Fprintf(w, "## %s\n\n| set | traces | queries | metric | fused | ", title)
+	if fitted != nil {
+		fmt.Fprint(w, "fitted fusion | ")
+	}
+	fmt.Fprint(w, "learned order | learned - fused |\n| --- | --- | --- | --- | --- | ")
+	if fitted != nil {
+		fmt.Fprint(w, "--- | ")
+	}
+	fmt.Fprint(w, "--- | --- |\n")
+	keys, groups := bySetAndFile(qs)
+	for _, key := range keys {
+		var fused, fit, learned []float64
+		for _, i := range groups[key] {
+			q := qs[i]
+			s := q.Trace.Settings
+			fused = append(fused, q.metric.Fn(q.Trace.ReorderWith(s, nil), q.Qrels))
+			if fitted != nil {
+				fit = append(fit, q.metric.Fn(q.Trace.ReorderWith(fitted[i], nil), q.Qrels))
+			}
+			m := models["learned"]
+			if m == nil {
+				m = models[fmt.Sprint(i)]
+			}
+			learned = append(learned, q.metric.Fn(q.Trace.ReorderWith(s, m), q.Qrels))
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %.4f | ", key[0], key[1], len(groups[key]), qs[groups[key][0]].metric.Name, mean(fused))
+		if fitted != nil {
+			fmt.Fprintf(w, "%.4f | ", mean(fit))
+		}
+		p := eval.PairedRandomization(learned, fused, eval.Trials, 1)
+		fmt.Fprintf(w, "%.4f | %+.4f (p %.4f) |\n", mean(learned), mean(learned)-mean(fused), p)
+	}
+	fmt.Fprintln(w)
+}
+
+// setCounts says how many queries each set has.
+func setCounts(qs []orderQuery) string {
+	names, groups := groupsBy(qs, eval.SetField)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, len(groups[n]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeOrderDetail prints, per set and traces file, every metric of each arm, then the
+// headline metric per value of group with the learned order against the bm25 lane alone.
+// arms are ranked ids by query index, in the order to print.
+func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string, arms map[string]func(i int) []string, group string) {
+	metrics := []string{"ndcg@10", "recall@5", "recall@10", "recall@25", "recall@50"}
+	fmt.Fprintf(w, "## %s\n\n", title)
+	keys, groups := bySetAndFile(qs)
+	for _, key := range keys {
+		idx := groups[key]
+		headline := qs[idx[0]].metric.Name
+		fmt.Fprintf(w, "### %s (%s, %d queries)\n\n| arm | %s | p (%s, against bm25 alone) |\n|%s --- |\n", key[0], key[1], len(idx),
+			strings.Join(metrics, " | "), headline, strings.Repeat(" --- |", len(metrics)+1))
+		per := map[string]map[string][]float64{} // arm -> metric -> per query
+		for _, a := range names {
+			per[a] = map[string][]float64{}
+			scored := metrics
+			if !slices.Contains(scored, headline) {
+				scored = append(slices.Clone(metrics), headline)
+			}
+			for _, i := range idx {
+				ranked := arms[a](i)
+				for _, mn := range scored {
+					per[a][mn] = append(per[a][mn], eval.MetricByName(mn).Fn(ranked, qs[i].Qrels))
+				}
+			}
+		}
+		for _, a := range names {
+			fmt.Fprintf(w, "| %s |", a)
+			for _, mn := range metrics {
+				fmt.Fprintf(w, " %.4f |", mean(per[a][mn]))
+			}
+			if a == "bm25 alone" {
+				fmt.Fprint(w, " |\n")
+				continue
+			}
+			fmt.Fprintf(w, " %.4f |\n", eval.PairedRandomization(per[a][headline], per["bm25 alone"][headline], eval.Trials, 1))
+		}
+		if group == "" {
+			fmt.Fprintln(w)
+			continue
+		}
+		fmt.Fprintf(w, "\n| %s | queries | bm25 alone | %s | difference | p |\n| --- | --- | --- | --- | --- | --- |\n", group, names[len(names)-1])
+		byGroup := map[string][]int{}
+		for k, i := range idx {
+			g := fmt.Sprint(qs[i].Query.Meta[group])
+			byGroup[g] = append(byGroup[g], k)
+		}
+		gs := make([]string, 0, len(byGroup))
+		for g := range byGroup {
+			gs = append(gs, g)
+		}
+		slices.Sort(gs)
+		last := names[len(names)-1]
+		for _, g := range gs {
+			var a, b []float64
+			for _, k := range byGroup[g] {
+				a, b = append(a, per["bm25 alone"][headline][k]), append(b, per[last][headline][k])
+			}
+			fmt.Fprintf(w, "| %s | %d | %.4f | %.4f | %+.4f | %.4f |\n", g, len(a), mean(a), mean(b), mean(b)-mean(a), eval.PairedRandomization(b, a, eval.Trials, 1))
+		}
+		fmt.Fprintln(w)
+	}
+}
