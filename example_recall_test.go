@@ -72,7 +72,7 @@ func ExampleEngine_Trace() {
 	//   temporal  not found
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
-	//   learned order hashing-v1: score 8.9031 = +2.6957 cover_idf (1) +1.9432 context_rel (1) -1.3769 cover (1) +1.3325 lane_context (0.333) +1.1882 bm25_rel (1) and 10 more
+	//   learned order hashing-v2: score 7.9076 = +2.7853 cover_idf (1) +1.9219 context_rel (1) -1.5979 cover (1) +1.2431 lane_context (0.333) +1.1968 bm25_rel (1) and 14 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

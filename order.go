@@ -47,7 +47,8 @@ func (e *Engine) order(ctx context.Context, r *run, opts *Options) error {
 }
 
 // learnedOrder orders cands by the model's scores of their features (package ranker),
-// keeping each candidate's features and score for a trace.
+// keeping each candidate's features and score for a trace; a memory only the context lane
+// found then follows the neighbour that brought it (pack.AnchorsFirst).
 func learnedOrder(m *ranker.Model, query string, cands []pack.Ranked, rrfK float64) []pack.Ranked {
 	head := make([]statement.Candidate, len(cands))
 	for i, c := range cands {
@@ -61,7 +62,7 @@ func learnedOrder(m *ranker.Model, query string, cands []pack.Ranked, rrfK float
 		c.Features, c.OrderScore = xs[j], &score
 		out[i] = c
 	}
-	return out
+	return pack.AnchorsFirst(out)
 }
 
 // rerank scores the head with the cross-encoder; a failure drops the stage with a warning

@@ -43,11 +43,11 @@ func TestProfiles(t *testing.T) {
 		order   string // the learned order's name, "" for none
 		warn    bool
 	}{
-		{"built-in embedder", recall.Config{}, recall.ProfileHashing, 2, "hashing-v1", false},
+		{"built-in embedder", recall.Config{}, recall.ProfileHashing, 2, ranker.DefaultModel().Name, false},
 		{"an embedder of meaning", recall.Config{Embedder: model{b.emb}}, recall.ProfileExternal, 60, "", false},
-		{"named profile", recall.Config{Embedder: model{b.emb}, Profile: recall.ProfileHashing}, recall.ProfileHashing, 2, "hashing-v1", true},
+		{"named profile", recall.Config{Embedder: model{b.emb}, Profile: recall.ProfileHashing}, recall.ProfileHashing, 2, ranker.DefaultModel().Name, true},
 		{"hashing settings given", recall.Config{Embedder: model{b.emb}, Settings: ptr(statement.DefaultSettings())}, recall.ProfileExternal, 2, "", true},
-		{"hashing order given", recall.Config{Embedder: model{b.emb}, Order: ranker.DefaultModel()}, recall.ProfileExternal, 60, "hashing-v1", true},
+		{"hashing order given", recall.Config{Embedder: model{b.emb}, Order: ranker.DefaultModel()}, recall.ProfileExternal, 60, ranker.DefaultModel().Name, true},
 		{"external profile on the built-in embedder", recall.Config{Profile: recall.ProfileExternal}, recall.ProfileExternal, 60, "", false},
 	} {
 		c.cfg.NoAccess = true

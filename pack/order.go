@@ -145,3 +145,70 @@ func IDs(us []Unit) []string {
 	}
 	return out
 }
+
+// AnchorsFirst keeps a memory that only the context lane found (by its neighbours' words)
+// from preceding the neighbour whose words brought it: such a memory whose neighbours among
+// cands (same source, one place before or after, found by another lane) all come later is
+// moved to just after the first of them. A memory without such a neighbour among cands keeps
+// its place. Whatever its kind, a memory then ranks by what found it, never by what its
+// neighbour was found by alone.
+func AnchorsFirst(cands []Ranked) []Ranked {
+	type place struct {
+		source int64
+		pos    int
+	}
+	at := map[place]int{}
+	for i, c := range cands {
+		if c.Source != nil && c.Position > 0 {
+			at[place{c.Source.ID, c.Position}] = i
+		}
+	}
+	contextOnly := func(c Ranked) bool {
+		for l, h := range c.Lanes {
+			if h.Rank > 0 && statement.Lane(l) != statement.Context {
+				return false
+			}
+		}
+		return c.Lanes[statement.Context].Rank > 0
+	}
+	// waiting[i]: the context-only memories deferred until cands[i] is placed.
+	waiting := map[int][]int{}
+	deferred := make([]bool, len(cands))
+	for i, c := range cands {
+		if !contextOnly(c) || c.Source == nil || c.Position == 0 {
+			continue
+		}
+		first := -1
+		for _, d := range []int{-1, 1} {
+			j, ok := at[place{c.Source.ID, c.Position + d}]
+			if !ok || contextOnly(cands[j]) {
+				continue
+			}
+			if j < i {
+				first = -1 // an anchor comes first already
+				break
+			}
+			if first < 0 || j < first {
+				first = j
+			}
+		}
+		if first > i {
+			waiting[first] = append(waiting[first], i)
+			deferred[i] = true
+		}
+	}
+	if len(waiting) == 0 {
+		return cands
+	}
+	out := make([]Ranked, 0, len(cands))
+	for i, c := range cands {
+		if deferred[i] {
+			continue
+		}
+		out = append(out, c)
+		for _, j := range waiting[i] {
+			out = append(out, cands[j])
+		}
+	}
+	return out
+}

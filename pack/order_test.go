@@ -1,0 +1,62 @@
+package pack_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/recall-engine/recall/pack"
+	"github.com/recall-engine/recall/statement"
+)
+
+// TestAnchorsFirst checks the anchor rule on a hand-made head: a memory only the context lane
+// found moves to just after the first of its neighbours another lane found when all of them
+// come later; it keeps its place when one comes earlier, when its neighbours were found by
+// the context lane alone too, and when it has no place; memories waiting for one anchor keep
+// their order.
+func TestAnchorsFirst(t *testing.T) {
+	t.Parallel()
+	chat := &statement.Source{ID: 1}
+	log := &statement.Source{ID: 2}
+	mk := func(id int64, src *statement.Source, pos int, lanes ...statement.Lane) pack.Ranked {
+		c := statement.Candidate{ID: id, ExternalID: string(rune('a' + id - 1)), Source: src, Position: pos}
+		for _, l := range lanes {
+			c.Lanes[l] = statement.LaneHit{Rank: int(id), Score: 1}
+		}
+		return pack.Ranked{Candidate: c}
+	}
+	ctx, bm := statement.Context, statement.BM25
+	head := []pack.Ranked{
+		mk(1, chat, 1, bm),              // a: an anchor, first
+		mk(2, chat, 3, ctx),             // b: context only; neighbours c (context only) and d (bm25, later): after d
+		mk(3, chat, 2, ctx),             // c: context only; neighbour a comes first: stays
+		mk(4, chat, 4, bm, ctx),         // d: found by bm25 too
+		mk(5, log, 2, ctx),              // e: context only; neighbours f (later) and g (later): after f
+		mk(6, log, 5, ctx),              // f: context only, no neighbour among the head: stays
+		mk(7, nil, 0, ctx),              // g: context only, no place: stays
+		mk(8, log, 3, statement.Vector), // h: e's anchor (place 3)
+		mk(9, log, 4, ctx),              // i: context only; neighbour h (place 3) is before it: stays
+		mk(10, log, 1, bm),              // j: e's other anchor (place 1), after h
+	}
+	var got []string
+	for _, c := range pack.AnchorsFirst(head) {
+		got = append(got, c.ExternalID)
+	}
+	want := []string{"a", "c", "d", "b", "f", "g", "h", "e", "i", "j"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+	// Nothing to move: the same slice back.
+	plain := head[:1]
+	if out := pack.AnchorsFirst(plain); len(out) != 1 || &out[0] != &plain[0] {
+		t.Fatalf("a head with nothing to move was copied or changed: %v", out)
+	}
+	// Two memories waiting for one anchor keep their order after it.
+	two := []pack.Ranked{mk(2, chat, 1, ctx), mk(3, chat, 3, ctx), mk(4, chat, 2, bm)}
+	got = got[:0]
+	for _, c := range pack.AnchorsFirst(two) {
+		got = append(got, c.ExternalID)
+	}
+	if want := []string{"d", "b", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("two waiting: %v, want %v", got, want)
+	}
+}
