@@ -7,9 +7,13 @@
 --   body: sql/keys/lookup.sql
 -- FUNCTION recall.apply_scopes(text[],text[],text[],text[]) RETURNS void LANGUAGE plpgsql
 --   body: sql/engine/apply_scopes.sql
--- FUNCTION recall.bm25_rebuild(bigint[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+-- FUNCTION recall.bm25_flush() RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
--- FUNCTION recall.bm25_touched(recall.memories[]) RETURNS bigint[] LANGUAGE sql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+-- FUNCTION recall.bm25_rebuild(text[],bigint[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
+-- FUNCTION recall.bm25_sync(recall.memories[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
+-- FUNCTION recall.bm25_touched(text[],bigint[],bigint[],integer[]) RETURNS bigint[] LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.ensure_vector_index(integer) RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/vector_index.sql
@@ -22,6 +26,8 @@
 -- FUNCTION recall.is_scope_set(text[]) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.memories_bm25_delete() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
+-- FUNCTION recall.memories_bm25_dirty() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.memories_bm25_insert() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
@@ -104,13 +110,22 @@ CREATE TABLE recall.bm25_corpus (
 ALTER TABLE recall.bm25_corpus ENABLE ROW LEVEL SECURITY;
 GRANT SELECT ON recall.bm25_corpus TO recall_runtime;
 
+CREATE TABLE recall.bm25_dirty (
+  scopes text[] NOT NULL,
+  memory_id bigint NOT NULL,
+  source_id bigint,
+  position integer
+);
+ALTER TABLE recall.bm25_dirty ENABLE ROW LEVEL SECURITY;
+COMMENT ON TABLE recall.bm25_dirty IS 'On Citus: memories changed in the open transaction whose lexical data recall.bm25_flush() rebuilds before commit. Empty on one server. Only the owner reads it.';
+
 CREATE TABLE recall.bm25_docs (
   memory_id bigint NOT NULL,
   scopes text[] NOT NULL,
   doc_len integer NOT NULL,
   ndoc_len integer NOT NULL,
   positioned boolean NOT NULL,
-  CONSTRAINT bm25_docs_pkey PRIMARY KEY (memory_id)
+  CONSTRAINT bm25_docs_pkey PRIMARY KEY (memory_id, scopes)
 );
 
 CREATE TABLE recall.bm25_postings (
@@ -124,7 +139,7 @@ CREATE TABLE recall.bm25_postings (
   positioned boolean DEFAULT false NOT NULL,
   impact real NOT NULL,
   scope_key text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED,
-  CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned, scopes),
+  CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term, scopes) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned),
   CONSTRAINT bm25_postings_check CHECK (((tf > 0) OR (ntf > 0))),
   CONSTRAINT bm25_postings_doc_len_check CHECK ((doc_len >= 0)),
   CONSTRAINT bm25_postings_ndoc_len_check CHECK ((ndoc_len >= 0)),
@@ -178,8 +193,9 @@ CREATE TABLE recall.entity_trigrams (
   scope text NOT NULL,
   trigram text NOT NULL,
   entity_id bigint NOT NULL,
-  CONSTRAINT entity_trigrams_pkey PRIMARY KEY (scope, trigram, entity_id),
-  CONSTRAINT entity_trigrams_entity_id_fkey FOREIGN KEY (entity_id) REFERENCES recall.entities(id) ON DELETE CASCADE
+  scopes text[] NOT NULL,
+  CONSTRAINT entity_trigrams_pkey PRIMARY KEY (scope, trigram, entity_id, scopes),
+  CONSTRAINT entity_trigrams_entity_fkey FOREIGN KEY (entity_id, scopes) REFERENCES recall.entities(id, scopes) ON DELETE CASCADE
 );
 ALTER TABLE recall.entity_trigrams ENABLE ROW LEVEL SECURITY;
 COMMENT ON TABLE recall.entity_trigrams IS 'Each entity name''s trigrams under each of its scopes, for the fuzzy entity probe of small callers. Only the owner reads it.';
@@ -248,7 +264,7 @@ CREATE TABLE recall.memory_access (
   scopes text[] NOT NULL,
   last_accessed timestamp with time zone NOT NULL,
   access_count bigint NOT NULL,
-  CONSTRAINT memory_access_pkey PRIMARY KEY (memory_id),
+  CONSTRAINT memory_access_pkey PRIMARY KEY (memory_id, scopes),
   CONSTRAINT memory_access_memory_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
   CONSTRAINT memory_access_access_count_check CHECK ((access_count > 0)),
   CONSTRAINT memory_access_scopes_check CHECK (recall.is_scope_set(scopes))
@@ -262,7 +278,7 @@ CREATE TABLE recall.mentions (
   entity_id bigint NOT NULL,
   scopes text[] NOT NULL,
   speaker boolean DEFAULT false NOT NULL,
-  CONSTRAINT mentions_pkey PRIMARY KEY (memory_id, entity_id) INCLUDE (scopes, speaker),
+  CONSTRAINT mentions_pkey PRIMARY KEY (memory_id, entity_id, scopes) INCLUDE (speaker),
   CONSTRAINT mentions_entity_fkey FOREIGN KEY (entity_id, scopes) REFERENCES recall.entities(id, scopes) ON DELETE CASCADE,
   CONSTRAINT mentions_memory_scopes_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
   CONSTRAINT mentions_scopes_check CHECK (recall.is_scope_set(scopes))
@@ -328,7 +344,7 @@ CREATE TABLE recall.summary_coverage (
   summary_id bigint NOT NULL,
   memory_id bigint NOT NULL,
   scopes text[] NOT NULL,
-  CONSTRAINT summary_coverage_pkey PRIMARY KEY (summary_id, memory_id),
+  CONSTRAINT summary_coverage_pkey PRIMARY KEY (summary_id, memory_id, scopes),
   CONSTRAINT summary_coverage_memory_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
   CONSTRAINT summary_coverage_summary_fkey FOREIGN KEY (summary_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
   CONSTRAINT summary_coverage_check CHECK ((summary_id <> memory_id)),
@@ -341,8 +357,9 @@ CREATE TABLE recall.title_trigrams (
   scope text NOT NULL,
   trigram text NOT NULL,
   source_id bigint NOT NULL,
-  CONSTRAINT title_trigrams_pkey PRIMARY KEY (scope, trigram, source_id),
-  CONSTRAINT title_trigrams_source_id_fkey FOREIGN KEY (source_id) REFERENCES recall.sources(id) ON DELETE CASCADE
+  scopes text[] NOT NULL,
+  CONSTRAINT title_trigrams_pkey PRIMARY KEY (scope, trigram, source_id, scopes),
+  CONSTRAINT title_trigrams_source_fkey FOREIGN KEY (source_id, scopes) REFERENCES recall.sources(id, scopes) ON DELETE CASCADE
 );
 ALTER TABLE recall.title_trigrams ENABLE ROW LEVEL SECURITY;
 COMMENT ON TABLE recall.title_trigrams IS 'Each source title''s trigrams under each of its scopes, for the fuzzy title probe of small callers. Only the owner reads it.';
@@ -374,7 +391,7 @@ CREATE INDEX memories_superseded_idx ON recall.memories USING btree (superseded_
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
 CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes, speaker);
 CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes);
-CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint));
+CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint), scopes);
 CREATE INDEX relations_memory_idx ON recall.relations USING btree (memory_id);
 CREATE INDEX relations_src_idx ON recall.relations USING btree (src_id) INCLUDE (dst_id, weight, scopes);
 CREATE INDEX sources_title_tokens_idx ON recall.sources USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate=off);

@@ -169,3 +169,13 @@ var Lanes embed.FS
 
 //go:embed lanes/*.sql write/*.sql access/*.sql keys/*.sql engine/*.sql functions.tmpl
 var files embed.FS
+
+// CitusDistribute distributes the schema on a Citus coordinator (migrations.Distribute).
+//
+//go:embed citus/distribute.sql
+var CitusDistribute string
+
+// BM25Flush rebuilds a transaction's changed memories' lexical data on Citus (scope.Flush).
+//
+//go:embed engine/bm25_flush.sql
+var BM25Flush string

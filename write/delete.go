@@ -31,8 +31,10 @@ func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) 
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
 			return err
 		}
-		n, err = deleteIn(ctx, tx, sc, ids)
-		return err
+		if n, err = deleteIn(ctx, tx, sc, ids); err != nil {
+			return err
+		}
+		return scope.Flush(ctx, tx)
 	})
 	if err != nil {
 		return 0, dberr.Interpret(ctx, "recall: delete", err)
@@ -82,8 +84,10 @@ func (w *Writer) Prune(ctx context.Context, read, write, scopes []string, now ti
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		n, err = deleteIn(ctx, tx, sc, ids)
-		return err
+		if n, err = deleteIn(ctx, tx, sc, ids); err != nil {
+			return err
+		}
+		return scope.Flush(ctx, tx)
 	})
 	if err != nil {
 		return 0, dberr.Interpret(ctx, "recall: prune", err)

@@ -59,7 +59,10 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 			return err
 		}
 		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res}
-		return t.write(w.Embedder.Dim(), b, vecs)
+		if err := t.write(w.Embedder.Dim(), b, vecs); err != nil {
+			return err
+		}
+		return scope.Flush(ctx, tx)
 	})
 	if err != nil {
 		var we *Error

@@ -110,3 +110,18 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 	}
 	return nil
 }
+
+// Flush finishes a writing transaction's derived data where the server cannot keep it by
+// statement: on a Citus coordinator it rebuilds the lexical data of the memories tx changed
+// (recall.bm25_flush, sql/write/bm25.sql); on one server, whose triggers kept it already, it
+// does nothing. Call it after the transaction's last write to memories and before commit,
+// on a transaction Apply set up.
+func Flush(ctx context.Context, tx pgx.Tx) error {
+	if citus, _ := tx.Conn().PgConn().CustomData()[citusKey].(bool); !citus {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, sqltext.BM25Flush); err != nil {
+		return fmt.Errorf("scope: flush: %w", err)
+	}
+	return nil
+}

@@ -12,6 +12,6 @@ WHERE m.id = ANY(@ids::bigint[])
   AND m.scopes <@ (SELECT recall.write_scopes())
 ORDER BY m.id
 FOR KEY SHARE OF m
-ON CONFLICT (memory_id) DO UPDATE
+ON CONFLICT (memory_id, scopes) DO UPDATE
 SET last_accessed = greatest(a.last_accessed, excluded.last_accessed),
     access_count = a.access_count + 1

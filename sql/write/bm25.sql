@@ -1,69 +1,79 @@
 -- The lexical lanes' postings and per-scope-set statistics (recall.bm25_postings, bm25_terms,
--- bm25_corpus, bm25_docs: the baseline says what each holds), kept by statement-level
--- triggers on recall.memories, with the owner's rights.
+-- bm25_corpus, bm25_docs: the baseline says what each holds), kept with the owner's rights:
+-- on one server by statement-level triggers on recall.memories; on Citus, where a shard has
+-- no transition tables, by a row trigger that notes each changed memory in recall.bm25_dirty
+-- (co-located with it) and recall.bm25_flush(), which the writer calls before it commits.
 --
--- bm25_rebuild(ids) makes the lexical data of the memories ids what their rows say now: it
--- takes out what they contributed (postings, per-term counts, corpus totals) and puts back
--- what the memories that still exist contribute. A memory with a place in its source counts
--- its neighbours' words too (the memories of the same source and scope set one place before
--- and after it), so a change of one memory rebuilds its neighbours as well: the triggers pass
--- them. A posting's impact is BM25's term-frequency part with fixed constants (k1 1.2, b 0.75,
--- a reference length of 100 lexemes, neighbours' words at 0.3): it only orders a term's
--- postings so the lanes read the best few per scope set; the lanes score their candidates
--- exactly with the caller's settings and statistics. Keys are locked and upserted in
--- (scopes, term) order so concurrent writers lock in the same order.
-CREATE OR REPLACE FUNCTION recall.bm25_rebuild(ids bigint[]) RETURNS void
+-- bm25_rebuild(set, ids) makes the lexical data of the memories ids of scope set `set` what
+-- their rows say now: it takes out what they contributed (postings, per-term counts, corpus
+-- totals) and puts back what the memories that still exist contribute. Every statement on a
+-- recall table names the scope set, so on Citus each is routed to the set's shard. A memory
+-- with a place in its source counts its neighbours' words too (the memories of the same
+-- source and scope set one place before and after it), so a change of one memory rebuilds
+-- its neighbours as well (bm25_touched). A posting's impact is BM25's term-frequency part
+-- with fixed constants (k1 1.2, b 0.75, a reference length of 100 lexemes, neighbours' words
+-- at 0.3): it only orders a term's postings so the lanes read the best few per scope set;
+-- the lanes score their candidates exactly with the caller's settings and statistics. Keys
+-- are locked and upserted in term order so concurrent writers lock in the same order.
+DROP FUNCTION IF EXISTS recall.bm25_rebuild(bigint[]);
+DROP FUNCTION IF EXISTS recall.bm25_touched(recall.memories[]);
+CREATE OR REPLACE FUNCTION recall.bm25_rebuild(set text[], ids bigint[]) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   impact_k1 CONSTANT numeric := 1.2;
   impact_b  CONSTANT numeric := 0.75;
   impact_dl CONSTANT numeric := 100.0;
   impact_nw CONSTANT numeric := 0.3;
+  terms text[];
+  dfs bigint[];
+  cdfs bigint[];
+  have text[];
+  net record;
 BEGIN
   IF ids IS NULL OR cardinality(ids) = 0 THEN
     RETURN;
   END IF;
   -- Out: what the memories contributed.
-  CREATE TEMP TABLE IF NOT EXISTS bm25_delta (scopes text[], term text, df bigint, cdf bigint) ON COMMIT DROP;
-  CREATE TEMP TABLE IF NOT EXISTS bm25_docs_delta (scopes text[], docs bigint, total_len bigint,
+  CREATE TEMP TABLE IF NOT EXISTS bm25_delta (term text, df bigint, cdf bigint) ON COMMIT DROP;
+  CREATE TEMP TABLE IF NOT EXISTS bm25_docs_delta (docs bigint, total_len bigint,
     cdocs bigint, ctotal_len bigint, ctotal_nlen bigint) ON COMMIT DROP;
   TRUNCATE bm25_delta, bm25_docs_delta;
   INSERT INTO bm25_delta
-  SELECT p.scopes, p.term, -count(*) FILTER (WHERE p.tf > 0), -count(*) FILTER (WHERE p.positioned)
-    FROM recall.bm25_postings p WHERE p.memory_id = ANY (ids) GROUP BY 1, 2;
-  DELETE FROM recall.bm25_postings p WHERE p.memory_id = ANY (ids);
+  SELECT p.term, -count(*) FILTER (WHERE p.tf > 0), -count(*) FILTER (WHERE p.positioned)
+    FROM recall.bm25_postings p WHERE p.scopes = set AND p.memory_id = ANY (ids) GROUP BY 1;
+  DELETE FROM recall.bm25_postings p WHERE p.scopes = set AND p.memory_id = ANY (ids);
   INSERT INTO bm25_docs_delta
-  SELECT d.scopes, -count(*), -sum(d.doc_len), -count(*) FILTER (WHERE d.positioned),
+  SELECT -count(*), -coalesce(sum(d.doc_len), 0), -count(*) FILTER (WHERE d.positioned),
          -coalesce(sum(d.doc_len) FILTER (WHERE d.positioned), 0), -coalesce(sum(d.ndoc_len) FILTER (WHERE d.positioned), 0)
-    FROM recall.bm25_docs d WHERE d.memory_id = ANY (ids) GROUP BY 1;
-  DELETE FROM recall.bm25_docs d WHERE d.memory_id = ANY (ids);
+    FROM recall.bm25_docs d WHERE d.scopes = set AND d.memory_id = ANY (ids);
+  DELETE FROM recall.bm25_docs d WHERE d.scopes = set AND d.memory_id = ANY (ids);
 
   -- In: what they contribute now, their own lexemes and their neighbours'.
-  CREATE TEMP TABLE IF NOT EXISTS bm25_new (memory_id bigint, scopes text[], positioned boolean,
+  CREATE TEMP TABLE IF NOT EXISTS bm25_new (memory_id bigint, positioned boolean,
     doc_len integer, ndoc_len integer, lexemes tsvector, nlexemes tsvector[]) ON COMMIT DROP;
   TRUNCATE bm25_new;
   INSERT INTO bm25_new
-  SELECT m.id, m.scopes, m.position IS NOT NULL, m.doc_len,
+  SELECT m.id, m.position IS NOT NULL, m.doc_len,
          coalesce(n.len, 0), m.lexemes, coalesce(n.lexemes, '{}')
     FROM recall.memories m
     LEFT JOIN LATERAL (
       SELECT sum(x.doc_len)::int AS len, array_agg(x.lexemes) AS lexemes
         FROM recall.memories x
-       WHERE m.position IS NOT NULL AND x.source_id = m.source_id AND x.scopes = m.scopes
+       WHERE m.position IS NOT NULL AND x.scopes = set AND x.source_id = m.source_id
          AND x.position IN (m.position - 1, m.position + 1)
     ) n ON true
-   WHERE m.id = ANY (ids);
+   WHERE m.scopes = set AND m.id = ANY (ids);
   INSERT INTO recall.bm25_docs (memory_id, scopes, doc_len, ndoc_len, positioned)
-  SELECT b.memory_id, b.scopes, b.doc_len, b.ndoc_len, b.positioned FROM bm25_new b;
+  SELECT b.memory_id, set, b.doc_len, b.ndoc_len, b.positioned FROM bm25_new b;
   INSERT INTO bm25_docs_delta
-  SELECT b.scopes, count(*), sum(b.doc_len), count(*) FILTER (WHERE b.positioned),
+  SELECT count(*), coalesce(sum(b.doc_len), 0), count(*) FILTER (WHERE b.positioned),
          coalesce(sum(b.doc_len) FILTER (WHERE b.positioned), 0), coalesce(sum(b.ndoc_len) FILTER (WHERE b.positioned), 0)
-    FROM bm25_new b GROUP BY 1;
+    FROM bm25_new b;
   INSERT INTO recall.bm25_postings (memory_id, term, scopes, tf, doc_len, ntf, ndoc_len, positioned, impact)
-  SELECT t.memory_id, t.term, t.scopes, t.tf, t.doc_len, t.ntf, t.ndoc_len, t.positioned,
+  SELECT t.memory_id, t.term, set, t.tf, t.doc_len, t.ntf, t.ndoc_len, t.positioned,
          (t.tf + impact_nw * t.ntf) / (t.tf + impact_nw * t.ntf + impact_k1 * (1 - impact_b + impact_b * t.doc_len / impact_dl))
     FROM (
-      SELECT b.memory_id, w.term, b.scopes, b.doc_len, b.ndoc_len, b.positioned,
+      SELECT b.memory_id, w.term, b.doc_len, b.ndoc_len, b.positioned,
              sum(w.own)::int AS tf, sum(w.nb)::int AS ntf
         FROM bm25_new b
         CROSS JOIN LATERAL (
@@ -71,73 +81,89 @@ BEGIN
           UNION ALL
           SELECT l.lexeme, 0, cardinality(l.positions) FROM unnest(b.nlexemes) AS x(lex), unnest(x.lex) l
         ) w
-       GROUP BY 1, 2, 3, 4, 5, 6
+       GROUP BY 1, 2, 3, 4, 5
     ) t;
   INSERT INTO bm25_delta
-  SELECT p.scopes, p.term, count(*) FILTER (WHERE p.tf > 0), count(*) FILTER (WHERE p.positioned)
-    FROM recall.bm25_postings p WHERE p.memory_id = ANY (ids) GROUP BY 1, 2;
+  SELECT p.term, count(*) FILTER (WHERE p.tf > 0), count(*) FILTER (WHERE p.positioned)
+    FROM recall.bm25_postings p WHERE p.scopes = set AND p.memory_id = ANY (ids) GROUP BY 1;
 
   -- Apply the deltas: lock the existing keys in order, add to them, insert the new ones (an
   -- INSERT checks its row before it finds the conflict, so a net removal cannot go through
-  -- ON CONFLICT), then drop the keys that reached zero.
-  CREATE TEMP TABLE IF NOT EXISTS bm25_net (scopes text[], term text, df bigint, cdf bigint) ON COMMIT DROP;
-  TRUNCATE bm25_net;
-  INSERT INTO bm25_net SELECT d.scopes, d.term, sum(d.df), sum(d.cdf) FROM bm25_delta d GROUP BY 1, 2;
-  PERFORM 1 FROM recall.bm25_terms t JOIN bm25_net d ON t.scopes = d.scopes AND t.term = d.term
-   ORDER BY t.scopes, t.term FOR UPDATE OF t;
-  UPDATE recall.bm25_terms t SET df = t.df + d.df, cdf = t.cdf + d.cdf
-    FROM bm25_net d WHERE t.scopes = d.scopes AND t.term = d.term AND (d.df <> 0 OR d.cdf <> 0);
+  -- ON CONFLICT), then drop the keys that reached zero. The net deltas travel as arrays, so
+  -- no statement on a recall table joins a temporary one.
+  SELECT coalesce(array_agg(n.term ORDER BY n.term), '{}'), coalesce(array_agg(n.df ORDER BY n.term), '{}'),
+         coalesce(array_agg(n.cdf ORDER BY n.term), '{}')
+    INTO terms, dfs, cdfs
+    FROM (SELECT x.term, sum(x.df)::bigint AS df, sum(x.cdf)::bigint AS cdf FROM bm25_delta x GROUP BY 1) n;
+  PERFORM 1 FROM recall.bm25_terms t WHERE t.scopes = set AND t.term = ANY (terms) ORDER BY t.term FOR UPDATE;
+  UPDATE recall.bm25_terms t SET df = t.df + n.df, cdf = t.cdf + n.cdf
+    FROM unnest(terms, dfs, cdfs) AS n(term, df, cdf)
+   WHERE t.scopes = set AND t.term = n.term AND (n.df <> 0 OR n.cdf <> 0);
+  SELECT coalesce(array_agg(x.term), '{}') INTO have FROM recall.bm25_terms x WHERE x.scopes = set AND x.term = ANY (terms);
   INSERT INTO recall.bm25_terms AS t (scopes, term, df, cdf)
-  SELECT d.scopes, d.term, d.df, d.cdf FROM bm25_net d
-   WHERE (d.df > 0 OR d.cdf > 0)
-     AND NOT EXISTS (SELECT 1 FROM recall.bm25_terms x WHERE x.scopes = d.scopes AND x.term = d.term)
-   ORDER BY 1, 2
+  SELECT set, n.term, n.df, n.cdf FROM unnest(terms, dfs, cdfs) AS n(term, df, cdf)
+   WHERE (n.df > 0 OR n.cdf > 0) AND NOT EXISTS (SELECT 1 FROM unnest(have) h(term) WHERE h.term = n.term)
+   ORDER BY 2
   ON CONFLICT (scopes, term) DO UPDATE SET df = t.df + excluded.df, cdf = t.cdf + excluded.cdf;
-  DELETE FROM recall.bm25_terms t USING bm25_net d
-   WHERE t.scopes = d.scopes AND t.term = d.term AND t.df = 0 AND t.cdf = 0;
+  DELETE FROM recall.bm25_terms t WHERE t.scopes = set AND t.term = ANY (terms) AND t.df = 0 AND t.cdf = 0;
 
-  CREATE TEMP TABLE IF NOT EXISTS bm25_corpus_net (scopes text[], docs bigint, total_len bigint,
-    cdocs bigint, ctotal_len bigint, ctotal_nlen bigint) ON COMMIT DROP;
-  TRUNCATE bm25_corpus_net;
-  INSERT INTO bm25_corpus_net
-  SELECT d.scopes, sum(d.docs), sum(d.total_len), sum(d.cdocs), sum(d.ctotal_len), sum(d.ctotal_nlen)
-    FROM bm25_docs_delta d GROUP BY 1;
-  PERFORM 1 FROM recall.bm25_corpus c WHERE c.scopes IN (SELECT scopes FROM bm25_corpus_net)
-   ORDER BY c.scopes FOR UPDATE;
-  UPDATE recall.bm25_corpus c SET docs = c.docs + d.docs, total_len = c.total_len + d.total_len,
-         cdocs = c.cdocs + d.cdocs, ctotal_len = c.ctotal_len + d.ctotal_len, ctotal_nlen = c.ctotal_nlen + d.ctotal_nlen
-    FROM bm25_corpus_net d WHERE c.scopes = d.scopes;
-  INSERT INTO recall.bm25_corpus AS c (scopes, docs, total_len, cdocs, ctotal_len, ctotal_nlen)
-  SELECT d.scopes, d.docs, d.total_len, d.cdocs, d.ctotal_len, d.ctotal_nlen FROM bm25_corpus_net d
-   WHERE d.docs > 0 AND NOT EXISTS (SELECT 1 FROM recall.bm25_corpus x WHERE x.scopes = d.scopes)
-   ORDER BY 1
-  ON CONFLICT (scopes) DO UPDATE SET docs = c.docs + excluded.docs, total_len = c.total_len + excluded.total_len,
-    cdocs = c.cdocs + excluded.cdocs, ctotal_len = c.ctotal_len + excluded.ctotal_len,
-    ctotal_nlen = c.ctotal_nlen + excluded.ctotal_nlen;
-  DELETE FROM recall.bm25_corpus c WHERE c.scopes IN (SELECT scopes FROM bm25_corpus_net) AND c.docs = 0;
+  SELECT sum(x.docs) AS docs, sum(x.total_len) AS total_len, sum(x.cdocs) AS cdocs,
+         sum(x.ctotal_len) AS ctotal_len, sum(x.ctotal_nlen) AS ctotal_nlen
+    INTO net FROM bm25_docs_delta x;
+  PERFORM 1 FROM recall.bm25_corpus c WHERE c.scopes = set FOR UPDATE;
+  UPDATE recall.bm25_corpus c SET docs = c.docs + net.docs, total_len = c.total_len + net.total_len,
+         cdocs = c.cdocs + net.cdocs, ctotal_len = c.ctotal_len + net.ctotal_len, ctotal_nlen = c.ctotal_nlen + net.ctotal_nlen
+   WHERE c.scopes = set;
+  IF NOT FOUND AND net.docs > 0 THEN
+    INSERT INTO recall.bm25_corpus AS c (scopes, docs, total_len, cdocs, ctotal_len, ctotal_nlen)
+    VALUES (set, net.docs, net.total_len, net.cdocs, net.ctotal_len, net.ctotal_nlen)
+    ON CONFLICT (scopes) DO UPDATE SET docs = c.docs + excluded.docs, total_len = c.total_len + excluded.total_len,
+      cdocs = c.cdocs + excluded.cdocs, ctotal_len = c.ctotal_len + excluded.ctotal_len,
+      ctotal_nlen = c.ctotal_nlen + excluded.ctotal_nlen;
+  END IF;
+  DELETE FROM recall.bm25_corpus c WHERE c.scopes = set AND c.docs = 0;
 END
 $$;
 
--- The memories whose lexical data a change of rows touches: the rows, and the memories one
--- place before and after each (same source and scope set), which count the rows' words as
--- their neighbours'.
-CREATE OR REPLACE FUNCTION recall.bm25_touched(rows recall.memories[]) RETURNS bigint[]
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-  SELECT coalesce(array_agg(DISTINCT x.id ORDER BY x.id), '{}')
+-- The memories of scope set `set` whose lexical data a change of rows touches: the rows
+-- (ids, with their sources and places), and the memories one place before and after each in
+-- the same source, which count the rows' words as their neighbours'.
+CREATE OR REPLACE FUNCTION recall.bm25_touched(set text[], ids bigint[], sources bigint[], places integer[]) RETURNS bigint[]
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  -- plpgsql, not sql: Citus cannot plan a SQL function's parameters in a distributed query.
+  out bigint[];
+BEGIN
+  SELECT coalesce(array_agg(DISTINCT x.id ORDER BY x.id), '{}') INTO out
   FROM (
-    SELECT r.id FROM unnest(rows) r
+    SELECT r.id FROM unnest(ids) r(id)
     UNION ALL
-    SELECT n.id FROM unnest(rows) r
-    JOIN recall.memories n ON n.source_id = r.source_id AND n.scopes = r.scopes
+    SELECT n.id FROM unnest(sources, places) r(source_id, position)
+    JOIN recall.memories n ON n.scopes = set AND n.source_id = r.source_id
      AND n.position IN (r.position - 1, r.position + 1)
     WHERE r.position IS NOT NULL
-  ) x
+  ) x;
+  RETURN out;
+END
+$$;
+
+-- bm25_sync rebuilds what a statement's changed rows touch, one scope set at a time.
+CREATE OR REPLACE FUNCTION recall.bm25_sync(rows recall.memories[]) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT x.scopes, array_agg(x.id) AS ids, array_agg(x.source_id) AS sources, array_agg(x.position) AS places
+             FROM unnest(rows) x GROUP BY x.scopes ORDER BY x.scopes LOOP
+    PERFORM recall.bm25_rebuild(r.scopes, recall.bm25_touched(r.scopes, r.ids, r.sources, r.places));
+  END LOOP;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION recall.memories_bm25_insert() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  PERFORM recall.bm25_rebuild(recall.bm25_touched((SELECT array_agg(n::recall.memories) FROM new_rows n)));
+  PERFORM recall.bm25_sync((SELECT array_agg(n::recall.memories) FROM new_rows n));
   RETURN NULL;
 END
 $$;
@@ -145,7 +171,7 @@ $$;
 CREATE OR REPLACE FUNCTION recall.memories_bm25_delete() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  PERFORM recall.bm25_rebuild(recall.bm25_touched((SELECT array_agg(o::recall.memories) FROM old_rows o)));
+  PERFORM recall.bm25_sync((SELECT array_agg(o::recall.memories) FROM old_rows o));
   RETURN NULL;
 END
 $$;
@@ -162,14 +188,71 @@ BEGIN
    CROSS JOIN LATERAL (VALUES (o::recall.memories), (n::recall.memories)) AS x(r)
    WHERE o.lexemes IS DISTINCT FROM n.lexemes OR o.scopes IS DISTINCT FROM n.scopes
       OR o.source_id IS DISTINCT FROM n.source_id OR o.position IS DISTINCT FROM n.position;
-  PERFORM recall.bm25_rebuild(recall.bm25_touched(touched));
+  PERFORM recall.bm25_sync(touched);
   RETURN NULL;
 END
 $$;
 
-CREATE OR REPLACE TRIGGER memories_bm25_insert AFTER INSERT ON recall.memories
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_insert();
-CREATE OR REPLACE TRIGGER memories_bm25_delete AFTER DELETE ON recall.memories
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_delete();
-CREATE OR REPLACE TRIGGER memories_bm25_update AFTER UPDATE ON recall.memories
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_update();
+-- On Citus (sql/citus/distribute.sql puts this row trigger in the statement triggers'
+-- place): note a changed memory, before and after, for bm25_flush.
+CREATE OR REPLACE FUNCTION recall.memories_bm25_dirty() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.lexemes IS NOT DISTINCT FROM NEW.lexemes AND OLD.scopes IS NOT DISTINCT FROM NEW.scopes
+     AND OLD.source_id IS NOT DISTINCT FROM NEW.source_id AND OLD.position IS NOT DISTINCT FROM NEW.position THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP <> 'INSERT' THEN
+    INSERT INTO recall.bm25_dirty (scopes, memory_id, source_id, position) VALUES (OLD.scopes, OLD.id, OLD.source_id, OLD.position);
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    INSERT INTO recall.bm25_dirty (scopes, memory_id, source_id, position) VALUES (NEW.scopes, NEW.id, NEW.source_id, NEW.position);
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+-- bm25_flush rebuilds what the noted memories touch, one scope set at a time, and forgets
+-- them. A no-op on one server, where nothing is noted.
+CREATE OR REPLACE FUNCTION recall.bm25_flush() RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  set text[];
+  r record;
+BEGIN
+  FOR set IN SELECT DISTINCT d.scopes FROM recall.bm25_dirty d ORDER BY 1 LOOP
+    SELECT array_agg(d.memory_id) AS ids, array_agg(d.source_id) AS sources, array_agg(d.position) AS places
+      INTO r FROM recall.bm25_dirty d WHERE d.scopes = set;
+    DELETE FROM recall.bm25_dirty d WHERE d.scopes = set;
+    PERFORM recall.bm25_rebuild(set, recall.bm25_touched(set, r.ids, r.sources, r.places));
+  END LOOP;
+END
+$$;
+
+-- One server: the statement-level triggers. A Citus cluster whose memories are distributed:
+-- the row trigger that notes changes for bm25_flush.
+DO $$
+DECLARE
+  distributed boolean := false;
+BEGIN
+  IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+    EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)'
+      INTO distributed USING 'recall.memories';
+  END IF;
+  IF distributed THEN
+    DROP TRIGGER IF EXISTS memories_bm25_insert ON recall.memories;
+    DROP TRIGGER IF EXISTS memories_bm25_delete ON recall.memories;
+    DROP TRIGGER IF EXISTS memories_bm25_update ON recall.memories;
+    CREATE OR REPLACE TRIGGER memories_bm25_dirty AFTER INSERT OR DELETE OR UPDATE ON recall.memories
+      FOR EACH ROW EXECUTE FUNCTION recall.memories_bm25_dirty();
+  ELSE
+    DROP TRIGGER IF EXISTS memories_bm25_dirty ON recall.memories;
+    CREATE OR REPLACE TRIGGER memories_bm25_insert AFTER INSERT ON recall.memories
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_insert();
+    CREATE OR REPLACE TRIGGER memories_bm25_delete AFTER DELETE ON recall.memories
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_delete();
+    CREATE OR REPLACE TRIGGER memories_bm25_update AFTER UPDATE ON recall.memories
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_update();
+  END IF;
+END
+$$;

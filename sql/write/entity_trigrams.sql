@@ -10,10 +10,10 @@ BEGIN
     IF OLD.name IS NOT DISTINCT FROM NEW.name AND OLD.scopes IS NOT DISTINCT FROM NEW.scopes THEN
       RETURN NULL;
     END IF;
-    DELETE FROM recall.entity_trigrams WHERE entity_id = NEW.id;
+    DELETE FROM recall.entity_trigrams WHERE entity_id = NEW.id AND scopes = OLD.scopes;
   END IF;
-  INSERT INTO recall.entity_trigrams (scope, trigram, entity_id)
-  SELECT DISTINCT sc, tg, NEW.id
+  INSERT INTO recall.entity_trigrams (scope, trigram, entity_id, scopes)
+  SELECT DISTINCT sc, tg, NEW.id, NEW.scopes
   FROM unnest(NEW.scopes) AS sc CROSS JOIN unnest(array_prepend(''::text, show_trgm(lower(NEW.name)))) AS tg;
   RETURN NULL;
 END

@@ -8,7 +8,7 @@ DECLARE
   title text := '';
 BEGIN
   IF NEW.source_id IS NOT NULL THEN
-    SELECT s.title INTO title FROM recall.sources s WHERE s.id = NEW.source_id;
+    SELECT s.title INTO title FROM recall.sources s WHERE s.id = NEW.source_id AND s.scopes = NEW.scopes;
   END IF;
   NEW.lexemes := to_tsvector('english', coalesce(title, '') || E'\n' || NEW.text);
   -- A lexeme over 1,000 bytes (no word of any language; a pasted hash or base64 run) is
@@ -26,7 +26,7 @@ CREATE OR REPLACE TRIGGER memories_lexemes BEFORE INSERT OR UPDATE OF text, sour
 CREATE OR REPLACE FUNCTION recall.sources_title_changed() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  UPDATE recall.memories SET source_id = source_id WHERE source_id = NEW.id;
+  UPDATE recall.memories SET source_id = source_id WHERE source_id = NEW.id AND scopes = NEW.scopes;
   RETURN NULL;
 END
 $$;

@@ -6,4 +6,4 @@ SELECT r.m, r.e, @scopes::text[], bool_and(r.s)
 FROM jsonb_to_recordset(@rows::jsonb) AS r(m bigint, e bigint, s boolean)
 GROUP BY r.m, r.e
 ORDER BY r.m, r.e
-ON CONFLICT (memory_id, entity_id) DO UPDATE SET speaker = x.speaker AND excluded.speaker
+ON CONFLICT (memory_id, entity_id, scopes) DO UPDATE SET speaker = x.speaker AND excluded.speaker

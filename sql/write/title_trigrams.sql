@@ -9,10 +9,10 @@ BEGIN
     IF OLD.title IS NOT DISTINCT FROM NEW.title AND OLD.scopes IS NOT DISTINCT FROM NEW.scopes THEN
       RETURN NULL;
     END IF;
-    DELETE FROM recall.title_trigrams WHERE source_id = NEW.id;
+    DELETE FROM recall.title_trigrams WHERE source_id = NEW.id AND scopes = OLD.scopes;
   END IF;
-  INSERT INTO recall.title_trigrams (scope, trigram, source_id)
-  SELECT DISTINCT sc, tg, NEW.id
+  INSERT INTO recall.title_trigrams (scope, trigram, source_id, scopes)
+  SELECT DISTINCT sc, tg, NEW.id, NEW.scopes
   FROM unnest(NEW.scopes) AS sc CROSS JOIN unnest(array_prepend(''::text, show_trgm(lower(NEW.title)))) AS tg;
   RETURN NULL;
 END

@@ -305,3 +305,7 @@ func (db *DB) URL(role string) string {
 		Path: "/" + db.Name, RawQuery: "sslmode=disable"}
 	return u.String()
 }
+
+// OwnerSQL opens a database/sql handle on d as the owner (for migrations' functions); the
+// caller closes it.
+func (d *DB) OwnerSQL() *sql.DB { return OpenSQL(d.admin, OwnerRole, d.Name) }
