@@ -136,3 +136,75 @@ func TestValidity(t *testing.T) {
 	h[old].by, h[old].supersededAt = "", nil
 	check(now, nil)
 }
+
+// TestSupersede: Engine.Supersede marks stored memories as superseded by a stored memory of
+// the same scope set, from the time given, else the newer memory's valid_from, else its
+// occurred_start; recall then answers as the rule says at times before and after; ids that
+// are not the scope set's stored memories, the newer memory among the older, and no older
+// memory are refused, naming the field, and write nothing.
+func TestSupersede(t *testing.T) {
+	t.Parallel()
+	_, e := newWriteEngine(t)
+	ctx := context.Background()
+	day := func(d int) *time.Time { v := now.AddDate(0, 0, d); return &v }
+	b := recall.Batch{Memories: []recall.Memory{
+		{ID: "lisbon", Text: "Alice lives in Lisbon, near the river.", OccurredStart: day(-300)},
+		{ID: "porto", Text: "Alice lives in Porto for the winter.", OccurredStart: day(-200)},
+		{ID: "berlin", Text: "Alice lives in Berlin now.", OccurredStart: day(-100), ValidFrom: day(-90)},
+		{ID: "madrid", Text: "Alice lives in Madrid since spring.", OccurredStart: day(-20)},
+	}}
+	if _, err := e.Write(ctx, member, b); err != nil {
+		t.Fatal(err)
+	}
+	other := recall.User{ID: "o", Read: []string{"acme", "other"}, Write: []string{"acme", "other"}}
+	if _, err := e.Write(ctx, other, recall.Batch{Scopes: []string{"other"}, Memories: []recall.Memory{{ID: "paris", Text: "Alice lives in Paris."}}}); err != nil {
+		t.Fatal(err)
+	}
+	var we *recall.WriteError
+	for _, c := range []struct {
+		name  string
+		by    string
+		olds  []string
+		field string
+	}{
+		{"unknown older", "berlin", []string{"lisbon", "nowhere"}, "supersedes[1]"},
+		{"unknown newer", "nowhere", []string{"lisbon"}, "by"},
+		{"older of another scope set", "berlin", []string{"paris"}, "supersedes[0]"},
+		{"itself", "berlin", []string{"berlin"}, "supersedes[0]"},
+		{"nothing older", "berlin", nil, "supersedes"},
+		{"empty id", "", []string{"lisbon"}, "by"},
+	} {
+		if n, err := e.Supersede(ctx, member, nil, c.by, c.olds, nil); !errors.As(err, &we) || we.Field != c.field || n != 0 {
+			t.Errorf("%s: %d, %v; want a WriteError on %s", c.name, n, err, c.field)
+		}
+	}
+	// Berlin (valid from day -90) supersedes Lisbon and Porto; Madrid supersedes Berlin from
+	// day -10, a time given.
+	if n, err := e.Supersede(ctx, member, nil, "berlin", []string{"lisbon", "porto"}, nil); err != nil || n != 2 {
+		t.Fatalf("berlin: %d, %v", n, err)
+	}
+	if n, err := e.Supersede(ctx, member, nil, "madrid", []string{"berlin"}, day(-10)); err != nil || n != 1 {
+		t.Fatalf("madrid: %d, %v", n, err)
+	}
+	type hist struct{ from, until *time.Time }
+	h := map[string]hist{"lisbon": {nil, day(-90)}, "porto": {nil, day(-90)}, "berlin": {day(-90), day(-10)}, "madrid": {nil, nil}}
+	for _, d := range []int{-150, -90, -50, -10, -5} {
+		at := *day(d)
+		p, err := e.Recall(ctx, member, "Where does Alice live?", 100000, &recall.Options{AsOf: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for id, x := range h {
+			if (x.from == nil || !x.from.After(at)) && (x.until == nil || x.until.After(at)) {
+				want = append(want, id)
+			}
+		}
+		got := p.IDs()
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("as of day %d: packed %v, want %v", d, got, want)
+		}
+	}
+}

@@ -113,6 +113,27 @@ func (e *Engine) Prune(ctx context.Context, user User, scopes []string, now time
 	return n, err
 }
 
+// Supersede marks the stored memories olds of scopes (nil: the user's only write scope) as
+// superseded by the stored memory by of the same scope set, from at (nil: by's valid_from,
+// else its occurred_start, else now), as a batch's Memory.Supersedes does, and returns how
+// many it marked. Recall then answers with by where it would have answered with them
+// (Options.AsOf asks about a time before). An id that is not a memory of the scope set the
+// user sees is refused with a *WriteError naming the field.
+func (e *Engine) Supersede(ctx context.Context, user User, scopes []string, by string, olds []string, at *time.Time) (_ int, err error) {
+	ctx, span := telemetry.Start(ctx, "recall.supersede", attribute.Int("recall.ids", len(olds)))
+	defer func() { telemetry.End(span, err) }()
+	who, err := user.check()
+	if err != nil {
+		return 0, err
+	}
+	n, err := e.writer.Supersede(ctx, who.read, who.write, scopes, by, olds, at)
+	span.SetAttributes(attribute.Int("recall.superseded", n))
+	if err == nil && n > 0 {
+		e.noteWrite(ctx, user)
+	}
+	return n, err
+}
+
 // MemoryIDs lists the external ids of the memories of scope set scopes (nil: the user's only
 // write scope; each must be one of the user's write scopes), in id order, read as the user.
 func (e *Engine) MemoryIDs(ctx context.Context, user User, scopes []string) ([]string, error) {

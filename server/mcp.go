@@ -72,10 +72,11 @@ const recallDescription = `Search the memory for evidence that answers a questio
 // The MCP tools' names: prefixed with the server's, so that a client that loads several
 // memory servers does not meet two "remember" tools.
 const (
-	ToolSearch   = "recall_search"
-	ToolTrace    = "recall_trace"
-	ToolRemember = "recall_remember"
-	ToolForget   = "recall_forget"
+	ToolSearch    = "recall_search"
+	ToolTrace     = "recall_trace"
+	ToolRemember  = "recall_remember"
+	ToolForget    = "recall_forget"
+	ToolSupersede = "recall_supersede"
 )
 
 func (s *Server) newMCP() *mcp.Server {
@@ -95,6 +96,11 @@ func (s *Server) newMCP() *mcp.Server {
 		` returns). Returns how many were deleted.`,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
 		OutputSchema: toolSchema(DeleteResponse{})}, s.toolForget)
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolSupersede, Title: "Replace outdated memories", Description: `Mark stored memories as ` +
+		`no longer true, replaced by a newer stored memory (by its external_id, e.g. one ` + ToolRemember + ` just wrote): ` +
+		ToolSearch + ` then returns the newer one instead. Returns how many were marked.`,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &no},
+		OutputSchema: toolSchema(SupersedeResponse{})}, s.toolSupersede)
 	srv.AddReceivingMiddleware(toolSpans)
 	return srv
 }
@@ -315,7 +321,14 @@ func (s *Server) toolForget(ctx context.Context, req *mcp.CallToolRequest, in Fo
 	})
 }
 
-// toolWriteLike runs a remember or forget tool call: the key's user for scopes, the write
+func (s *Server) toolSupersede(ctx context.Context, req *mcp.CallToolRequest, in SupersedeRequest) (*mcp.CallToolResult, any, error) {
+	return s.toolWriteLike(ctx, req, in.Scopes, func(ctx context.Context, u recall.User) (string, any, error) {
+		n, err := s.cfg.Engine.Supersede(ctx, u, in.Scopes, in.By, in.Supersedes, in.At)
+		return fmt.Sprintf("marked %d memories superseded by %s", n, in.By), SupersedeResponse{Superseded: n}, err
+	})
+}
+
+// toolWriteLike runs a remember, forget or supersede tool call: the key's user for scopes, the write
 // timeout; run returns the text for the model and the structured result.
 func (s *Server) toolWriteLike(ctx context.Context, req *mcp.CallToolRequest, scopes []string,
 	run func(context.Context, recall.User) (string, any, error)) (*mcp.CallToolResult, any, error) {

@@ -38,8 +38,9 @@ func mcpSession(t *testing.T, w *world, cs *mcp.ClientSession) {
 		a := tool.Annotations
 		readOnly := tool.Name == server.ToolSearch || tool.Name == server.ToolTrace
 		destructive := tool.Name == server.ToolForget
+		idempotent := readOnly || destructive || tool.Name == server.ToolSupersede // marking twice marks the same
 		if a == nil || a.ReadOnlyHint != readOnly || a.OpenWorldHint == nil || *a.OpenWorldHint ||
-			(!readOnly && (a.DestructiveHint == nil || *a.DestructiveHint != destructive)) || (readOnly || destructive) != a.IdempotentHint {
+			(!readOnly && (a.DestructiveHint == nil || *a.DestructiveHint != destructive)) || idempotent != a.IdempotentHint {
 			t.Errorf("tool %s: annotations %+v", tool.Name, a)
 		}
 		if schema, ok := tool.OutputSchema.(map[string]any); !ok || schema["type"] != "object" {
@@ -47,7 +48,7 @@ func mcpSession(t *testing.T, w *world, cs *mcp.ClientSession) {
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "recall_forget,recall_remember,recall_search,recall_trace" {
+	if strings.Join(names, ",") != "recall_forget,recall_remember,recall_search,recall_supersede,recall_trace" {
 		t.Fatalf("tools %v", names)
 	}
 	call := func(name string, args map[string]any) *mcp.CallToolResult {

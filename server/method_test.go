@@ -145,3 +145,59 @@ func TestAsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSupersedeRoutes: POST /v1/supersede and the MCP tool recall_supersede mark stored
+// memories superseded, after which a recall answers with the newer one (and, as_of before
+// it held, with the older); a read-only key is refused, another scope set's key finds no
+// such memories, and an unknown id is a 400 naming the field.
+func TestSupersedeRoutes(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	body := map[string]any{"memories": []map[string]any{
+		{"id": "desk-1", "text": "Ana's desk is on floor 2, by the window.", "occurred_start": "2020-01-01T00:00:00Z"},
+		{"id": "desk-2", "text": "Ana's desk moved to floor 5, near the stairs.", "valid_from": "2024-01-01T00:00:00Z"},
+		{"id": "car-1", "text": "Ana drives a red van to work.", "occurred_start": "2020-01-01T00:00:00Z"},
+		{"id": "car-2", "text": "Ana now cycles to work; the red van is sold.", "valid_from": "2024-03-01T00:00:00Z"},
+	}}
+	if r := w.do(t, "POST", "/v1/memories", w.keys["ana"], body); r.status != http.StatusOK {
+		t.Fatalf("write: %d %s", r.status, r.body)
+	}
+	for _, c := range []struct {
+		key    string
+		body   map[string]any
+		status int
+		answer string
+	}{
+		{"reader", map[string]any{"by": "desk-2", "supersedes": []string{"desk-1"}}, http.StatusForbidden, ""},
+		{"bob", map[string]any{"by": "desk-2", "supersedes": []string{"desk-1"}}, http.StatusBadRequest, "supersedes[0]"},
+		{"ana", map[string]any{"by": "desk-2", "supersedes": []string{"desk-1", "desk-9"}}, http.StatusBadRequest, "supersedes[1]"},
+		{"ana", map[string]any{"by": "desk-2", "supersedes": []string{"desk-1"}}, http.StatusOK, `{"superseded":1}`},
+	} {
+		r := w.do(t, "POST", "/v1/supersede", w.keys[c.key], c.body)
+		if r.status != c.status || (c.status == http.StatusOK && strings.TrimSpace(string(r.body)) != c.answer) ||
+			(c.status == http.StatusBadRequest && !strings.Contains(string(r.body), c.answer)) {
+			t.Errorf("%s supersedes %v: %d %s; want %d %s", c.key, c.body, r.status, r.body, c.status, c.answer)
+		}
+	}
+	res := mcpCall(t, w, w.keys["ana"], server.ToolSupersede, map[string]any{"by": "car-2", "supersedes": []string{"car-1"}})
+	if res.IsError || !strings.Contains(resultText(res), "marked 1") {
+		t.Fatalf("MCP supersede: %s", resultText(res))
+	}
+	for _, c := range []struct {
+		query, asOf, want, never string
+	}{
+		{"Where is Ana's desk?", "", "floor 5", "floor 2"},
+		{"Where is Ana's desk?", "2022-01-01T00:00:00Z", "floor 2", "floor 5"},
+		{"How does Ana get to work?", "", "cycles", "drives a red van"},
+		{"How does Ana get to work?", "2023-01-01T00:00:00Z", "drives a red van", "cycles"},
+	} {
+		req := map[string]any{"query": c.query, "budget": 2000}
+		if c.asOf != "" {
+			req["as_of"] = c.asOf
+		}
+		r := w.do(t, "POST", "/v1/recall", w.keys["ana"], req)
+		if r.status != http.StatusOK || !strings.Contains(string(r.body), c.want) || strings.Contains(string(r.body), c.never) {
+			t.Errorf("%q as of %q: %d, want %s and never %s: %.300s", c.query, c.asOf, r.status, c.want, c.never, r.body)
+		}
+	}
+}

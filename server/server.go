@@ -146,6 +146,7 @@ func (s *Server) Handler() http.Handler {
 	route("DELETE /v1/memories", s.authed(s.delete))
 	route("POST /v1/summarize", s.authed(s.summarize))
 	route("POST /v1/prune", s.authed(s.prune))
+	route("POST /v1/supersede", s.authed(s.supersede))
 	route("/mcp", s.mcpHandler())
 	route("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -310,6 +311,14 @@ func (s *Server) prune(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		}
 		n, err := s.cfg.Engine.Prune(ctx, u, req.Scopes, at)
 		return PruneResponse{Deleted: n}, err
+	})
+}
+
+func (s *Server) supersede(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req SupersedeRequest
+	s.writeLike(w, r, k, s.cfg.MaxSmallBody, &req, &req.Scopes, func(ctx context.Context, u recall.User) (any, error) {
+		n, err := s.cfg.Engine.Supersede(ctx, u, req.Scopes, req.By, req.Supersedes, req.At)
+		return SupersedeResponse{Superseded: n}, err
 	})
 }
 

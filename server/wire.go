@@ -151,6 +151,22 @@ type PruneRequest struct {
 	At     *time.Time `json:"at,omitempty"`
 }
 
+// SupersedeRequest is the body of POST /v1/supersede: the stored memories Supersedes of
+// Scopes (empty: the key's only write scope) are superseded by the stored memory By of the
+// same scope set, from At (default: By's valid_from, else its occurred_start, else now).
+// Recall then answers with By where it answered with them; as_of asks about a time before.
+type SupersedeRequest struct {
+	Scopes     []string   `json:"scopes,omitempty" jsonschema:"optional: the scope set of both (default: the key's only write scope)"`
+	By         string     `json:"by" jsonschema:"the id of the newer memory, already stored"`
+	Supersedes []string   `json:"supersedes" jsonschema:"the ids of the memories it replaces"`
+	At         *time.Time `json:"at,omitempty" jsonschema:"optional: when they stopped being true (RFC 3339; default: the newer memory's valid_from, else its occurred_start, else now)"`
+}
+
+// SupersedeResponse says how many memories were marked superseded.
+type SupersedeResponse struct {
+	Superseded int `json:"superseded"`
+}
+
 // PruneResponse says how many expired memories were deleted.
 type PruneResponse struct {
 	Deleted int `json:"deleted"`

@@ -64,3 +64,46 @@ func TestQueryAsOf(t *testing.T) {
 		t.Fatalf("bad --as-of: exit %d: %s", code, c.err.String())
 	}
 }
+
+// TestSupersedeCommand: recall supersede marks stored memories replaced by a newer one, from
+// --at; query answers with the newer one, and with the older as of before --at; an unknown
+// id is a bad flag (exit 2) naming it, a missing argument a usage error, and a time it cannot
+// read is refused.
+func TestSupersedeCommand(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	lines := `{"type": "memory", "id": "job-1", "text": "Ana works at the harbour office."}
+{"type": "memory", "id": "job-2", "text": "Ana works at the ferry company now."}
+`
+	if code := c.run("ingest", writeFile(t, "jobs.jsonl", lines), "--format", "native", "--scope", "team"); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, c.err.String())
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"supersede", "--scope", "team", "job-2", "job-9"}, "job-9"},
+		{[]string{"supersede", "--scope", "team", "job-2"}, "usage"},
+		{[]string{"supersede", "--scope", "team", "--at", "soon", "job-2", "job-1"}, "--at"},
+	} {
+		if code := c.run(bad.args...); code != 2 || !strings.Contains(c.err.String(), bad.want) {
+			t.Errorf("%v: exit %d: %s", bad.args, code, c.err.String())
+		}
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE superseded_by IS NOT NULL`); n != 0 {
+		t.Fatalf("refused commands marked %d memories", n)
+	}
+	if code := c.run("supersede", "--scope", "team", "--at", "2023-05-01", "job-2", "job-1"); code != 0 ||
+		!strings.Contains(c.out.String(), "scope set team: 1 memories superseded by job-2") {
+		t.Fatalf("supersede: exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	for _, q := range []struct {
+		args        []string
+		want, never string
+	}{{nil, "ferry", "harbour"}, {[]string{"--as-of", "2023-01-01"}, "harbour", ""}} {
+		if code := c.run(append([]string{"query", "Where does Ana work?", "--scope", "team"}, q.args...)...); code != 0 ||
+			!strings.Contains(c.out.String(), q.want) || (q.never != "" && strings.Contains(c.out.String(), q.never)) {
+			t.Errorf("query %v: exit %d, want %s and never %q: %s%s", q.args, code, q.want, q.never, c.out.String(), c.err.String())
+		}
+	}
+}
