@@ -407,12 +407,14 @@ CREATE INDEX title_trigrams_source_idx ON recall.title_trigrams USING btree (sou
 
 -- Triggers
 CREATE TRIGGER entities_name_trigrams AFTER INSERT OR UPDATE OF name, scopes ON recall.entities FOR EACH ROW EXECUTE FUNCTION recall.entities_name_trigrams();
+CREATE TRIGGER entities_name_trigrams_old BEFORE UPDATE OF name, scopes ON recall.entities FOR EACH ROW EXECUTE FUNCTION recall.entities_name_trigrams();
 CREATE TRIGGER memories_bm25_delete AFTER DELETE ON recall.memories REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_delete();
 CREATE TRIGGER memories_bm25_insert AFTER INSERT ON recall.memories REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_insert();
 CREATE TRIGGER memories_bm25_update AFTER UPDATE ON recall.memories REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_update();
 CREATE TRIGGER memories_lexemes BEFORE INSERT OR UPDATE OF text, source_id ON recall.memories FOR EACH ROW EXECUTE FUNCTION recall.memories_lexemes();
 CREATE TRIGGER sources_title_changed AFTER UPDATE OF title ON recall.sources FOR EACH ROW WHEN ((old.title IS DISTINCT FROM new.title)) EXECUTE FUNCTION recall.sources_title_changed();
 CREATE TRIGGER sources_title_trigrams AFTER INSERT OR UPDATE OF title, scopes ON recall.sources FOR EACH ROW EXECUTE FUNCTION recall.sources_title_trigrams();
+CREATE TRIGGER sources_title_trigrams_old BEFORE UPDATE OF title, scopes ON recall.sources FOR EACH ROW EXECUTE FUNCTION recall.sources_title_trigrams();
 
 
 -- Policies
