@@ -43,6 +43,11 @@ type Options struct {
 	// GraphContext adds the relations between the query's entities and the packed items' to
 	// the pack, within the budget (Pack.GraphContext).
 	GraphContext bool
+	// MarkStale packs the memories that do not hold at AsOf (expired, superseded, outside
+	// their validity) like any other, each marked with why (Item.Stale: "superseded by m42 on
+	// 2024-05-01"), where a recall otherwise leaves them out: the current fact beside the one
+	// it replaced, when both fit.
+	MarkStale bool
 	// ReadYourWrites, with Config.Replica, waits (at most Config.ReplicaWait) for the replica
 	// to replay the user's last write through this Engine before it serves the recall; past
 	// that, the primary serves it.
@@ -106,6 +111,10 @@ type run struct {
 	pack    *Pack
 	req     request
 	all     []statement.Candidate // the statement's rows (more than K in a trace)
+	left    []statement.Candidate // in a trace without MarkStale, the rows that do not hold
+	// keepStale: the statement returns the rows that do not hold (a trace, or MarkStale);
+	// markStale: the pack keeps them, marked.
+	keepStale, markStale bool
 	ordered []pack.Ranked         // the first K in merit order (after the cut)
 	packed  pack.Result
 }
@@ -125,7 +134,7 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	}
 	ctx, span := telemetry.Start(ctx, name, attribute.Int("recall.budget", budgetTokens))
 	defer func() { telemetry.End(span, err) }()
-	r := &run{pack: &Pack{Query: query, Budget: budgetTokens}}
+	r := &run{pack: &Pack{Query: query, Budget: budgetTokens}, keepStale: trace || opts.MarkStale, markStale: opts.MarkStale}
 	if w, _ := e.profileWarn.Load().(string); w != "" {
 		r.warn("settings", errors.New(w))
 	}
@@ -228,7 +237,7 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 	req.q = statement.Query{
 		Text: req.search, Raw: query, Vector: em.vec, Mentions: mentions,
 		WindowStart: opts.WindowStart, WindowEnd: opts.WindowEnd, Filters: opts.Filters, Now: now, AsOf: opts.AsOf,
-		GraphContext: opts.GraphContext,
+		GraphContext: opts.GraphContext, KeepStale: r.keepStale,
 	}
 	if opts.WindowStart.IsZero() && opts.WindowEnd.IsZero() && !opts.NoQueryTime {
 		if w, ok := when.Parse(query, now); ok {
@@ -264,6 +273,7 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 		all, rerr := e.runOnReplica(ctx, r, s)
 		if rerr == nil {
 			r.all, r.pack.ServedBy = all, ServedByReplica
+			r.splitStale()
 			return nil
 		}
 		err = rerr
@@ -277,7 +287,25 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 	}
 	all, err := statement.Run(ctx, e.cfg.Pool, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
 	r.all, r.pack.ServedBy, r.pack.ServedWhy = all, ServedByPrimary, why
+	r.splitStale()
 	return err
+}
+
+// splitStale moves the rows that do not hold out of the candidates into r.left, unless the
+// pack is to keep them marked: a trace then shows them, and orders and packs what Recall does.
+func (r *run) splitStale() {
+	if r.markStale || !r.keepStale {
+		return
+	}
+	held := r.all[:0:0]
+	for _, c := range r.all {
+		if c.Stale != "" {
+			r.left = append(r.left, c)
+		} else {
+			held = append(held, c)
+		}
+	}
+	r.all = held
 }
 
 // packItems walks the merit order into the budget and fills the pack (package pack).

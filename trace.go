@@ -32,6 +32,9 @@ type Trace struct {
 	Lanes [statement.NumLanes][]int
 	// Context are the neighbours that came into the pack's walk with a candidate.
 	Context []TraceContext
+	// Left are the candidates the statement found that do not hold at the recall's as_of, and
+	// why: a Recall leaves them out (Options.MarkStale packs them, marked).
+	Left []LeftOut
 
 	// Order is the learned order the recall applied (nil: none, Options.NoOrder or ranker.Off).
 	Order *ranker.Model
@@ -39,6 +42,14 @@ type Trace struct {
 	// diversity setting: what Reorder needs besides the candidates.
 	Now       time.Time
 	MMRLambda float64
+}
+
+// LeftOut is a candidate left out because it does not hold at the recall's as_of.
+type LeftOut struct {
+	ID         int64  `json:"id"`
+	ExternalID string `json:"external_id"`
+	Text       string `json:"text"`
+	Why        string `json:"why"` // "superseded by m42 on 2024-05-01", "expired on ...", ...
 }
 
 // TraceContext is a neighbour that came with a candidate to be read with it: why ("answer":
@@ -81,6 +92,9 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 		Shape: r.req.st.Shape, SQL: r.req.st.SQL, Settings: r.req.settings,
 		K: min(r.req.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
 		Now: r.req.q.Now, MMRLambda: e.cfg.MMRLambda,
+	}
+	for _, c := range r.left {
+		tr.Left = append(tr.Left, LeftOut{ID: c.ID, ExternalID: c.ExternalID, Text: c.Text, Why: c.Stale})
 	}
 	for i, c := range r.all {
 		tr.Candidates[i] = TraceCandidate{Candidate: c, FusedRank: i + 1, Decision: BeyondK, Tokens: e.cfg.Tokens.Count(c.Text)}

@@ -152,6 +152,7 @@ func TestSupersede(t *testing.T) {
 		{ID: "porto", Text: "Alice lives in Porto for the winter.", OccurredStart: day(-200)},
 		{ID: "berlin", Text: "Alice lives in Berlin now.", OccurredStart: day(-100), ValidFrom: day(-90)},
 		{ID: "madrid", Text: "Alice lives in Madrid since spring.", OccurredStart: day(-20)},
+		{ID: "lease", Text: "Alice lives in a flat whose lease offer ran out.", ExpiresAt: day(-5)},
 	}}
 	if _, err := e.Write(ctx, member, b); err != nil {
 		t.Fatal(err)
@@ -205,6 +206,44 @@ func TestSupersede(t *testing.T) {
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
 			t.Errorf("as of day %d: packed %v, want %v", d, got, want)
+		}
+	}
+	// What a recall left out, and why: in the trace; and packed, marked, with MarkStale.
+	date := func(d int) string { return day(d).UTC().Format(time.DateOnly) }
+	why := map[string]string{
+		"lisbon": "superseded by berlin on " + date(-90), "porto": "superseded by berlin on " + date(-90),
+		"berlin": "superseded by madrid on " + date(-10), "lease": "expired on " + date(-5), "madrid": "",
+	}
+	tr, err := e.Trace(ctx, member, "Where does Alice live?", 100000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[string]string{}
+	for _, l := range tr.Left {
+		left[l.ExternalID] = l.Why
+	}
+	for id, w := range why {
+		if left[id] != w {
+			t.Errorf("trace: %s left out %q, want %q", id, left[id], w)
+		}
+	}
+	if got := tr.Pack.IDs(); !slices.Equal(got, []string{"madrid"}) {
+		t.Errorf("the trace's pack is %v, want the recall's [madrid]", got)
+	}
+	p, err := e.Recall(ctx, member, "Where does Alice live?", 100000, &recall.Options{MarkStale: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := map[string]string{}
+	for _, it := range p.Items {
+		marked[it.ExternalID] = it.Stale
+	}
+	if len(marked) != len(why) {
+		t.Errorf("marking: packed %v, want all of %v", p.IDs(), why)
+	}
+	for id, w := range why {
+		if m, ok := marked[id]; !ok || m != w {
+			t.Errorf("marking: %s packed %v, stale %q, want %q", id, ok, m, w)
 		}
 	}
 }

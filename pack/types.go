@@ -126,6 +126,9 @@ type Item struct {
 	Run        int    `json:"run,omitempty"`
 	Context    string `json:"context,omitempty"`
 	AttachedTo int64  `json:"attached_to,omitempty"`
+	// Stale, with Options.MarkStale, says why the memory no longer holds at the recall's
+	// as_of ("superseded by m42 on 2024-05-01", "expired on ..."); "" when it holds.
+	Stale string `json:"stale,omitempty"`
 	// OrderScore is the learned order's score of the item (nil without one, or for an
 	// attached item).
 	OrderScore *float64 `json:"order_score,omitempty"`

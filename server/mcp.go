@@ -27,13 +27,14 @@ import (
 
 // RecallInput is the recall_search and recall_trace tools' input: POST /v1/recall's names.
 type RecallInput struct {
-	Query    string     `json:"query" jsonschema:"the question to find evidence for, in natural language"`
-	Budget   int        `json:"budget,omitempty" jsonschema:"how many tokens of evidence to return (default 1000)"`
-	Filters  *Filters   `json:"filters,omitempty" jsonschema:"optional: only memories of these kinds, tags, metadata or occurred time range"`
-	Read     []string   `json:"read,omitempty" jsonschema:"optional: read only these scopes (each one the key may read)"`
-	Altitude string     `json:"altitude,omitempty" jsonschema:"optional: auto (default: summaries in place of memories that do not fit), memories, or summaries"`
-	Graph    bool       `json:"graph_context,omitempty" jsonschema:"optional: also return the relations between the question's entities and the evidence's"`
-	AsOf     *time.Time `json:"as_of,omitempty" jsonschema:"optional: answer with what held at this time (RFC 3339), leaving out memories not yet or no longer valid or superseded by then (default: now)"`
+	Query     string     `json:"query" jsonschema:"the question to find evidence for, in natural language"`
+	Budget    int        `json:"budget,omitempty" jsonschema:"how many tokens of evidence to return (default 1000)"`
+	Filters   *Filters   `json:"filters,omitempty" jsonschema:"optional: only memories of these kinds, tags, metadata or occurred time range"`
+	Read      []string   `json:"read,omitempty" jsonschema:"optional: read only these scopes (each one the key may read)"`
+	Altitude  string     `json:"altitude,omitempty" jsonschema:"optional: auto (default: summaries in place of memories that do not fit), memories, or summaries"`
+	Graph     bool       `json:"graph_context,omitempty" jsonschema:"optional: also return the relations between the question's entities and the evidence's"`
+	AsOf      *time.Time `json:"as_of,omitempty" jsonschema:"optional: answer with what held at this time (RFC 3339), leaving out memories not yet or no longer valid or superseded by then (default: now)"`
+	MarkStale bool       `json:"mark_stale,omitempty" jsonschema:"optional: return those memories too, each marked with why it no longer holds (the current fact beside the one it replaced)"`
 }
 
 // RememberInput is the remember tool's input.
@@ -232,7 +233,7 @@ func (s *Server) recallUser(ctx context.Context, req *mcp.CallToolRequest, in Re
 	}
 	// An agent that remembered something expects to recall it: read-your-writes.
 	rr := &RecallRequest{Query: in.Query, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude,
-		GraphContext: in.Graph, ReadYourWrites: true, AsOf: in.AsOf}
+		GraphContext: in.Graph, ReadYourWrites: true, AsOf: in.AsOf, MarkStale: in.MarkStale}
 	if rr.Budget == 0 {
 		rr.Budget = 1000
 	}
@@ -375,6 +376,9 @@ func PackText(p *recall.Pack) string {
 		}
 		if a := p.Attachment(i); a != "" {
 			meta = append(meta, a)
+		}
+		if it.Stale != "" {
+			meta = append(meta, "NO LONGER HOLDS: "+it.Stale)
 		}
 		fmt.Fprintf(&b, "\n[%d] %s\n%s\n", i+1, strings.Join(meta, " · "), it.Text)
 	}

@@ -200,4 +200,19 @@ func TestSupersedeRoutes(t *testing.T) {
 			t.Errorf("%q as of %q: %d, want %s and never %s: %.300s", c.query, c.asOf, r.status, c.want, c.never, r.body)
 		}
 	}
+	// Marked instead of left out (HTTP and MCP), and said in the trace.
+	marked := `"stale":"superseded by desk-2 on 2024-01-01"`
+	r := w.do(t, "POST", "/v1/recall", w.keys["ana"], map[string]any{"query": "Where is Ana's desk?", "budget": 2000, "mark_stale": true})
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), "floor 5") || !strings.Contains(string(r.body), marked) {
+		t.Errorf("mark_stale: %d %.600s", r.status, r.body)
+	}
+	r = w.do(t, "POST", "/v1/trace", w.keys["ana"], map[string]any{"query": "Where is Ana's desk?", "budget": 2000})
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"left_out":[{"id":`) ||
+		!strings.Contains(string(r.body), `"why":"superseded by desk-2 on 2024-01-01"`) {
+		t.Errorf("trace: %d, want desk-1 left out and why: %.300s", r.status, r.body)
+	}
+	res = mcpCall(t, w, w.keys["ana"], server.ToolSearch, map[string]any{"query": "Where is Ana's desk?", "mark_stale": true})
+	if text := resultText(res); res.IsError || !strings.Contains(text, "NO LONGER HOLDS: superseded by desk-2 on 2024-01-01") || !strings.Contains(text, "floor 5") {
+		t.Errorf("MCP mark_stale: %s", text)
+	}
 }

@@ -50,11 +50,14 @@ type RecallRequest struct {
 	// AsOf asks what held at that time: memories outside their validity or superseded by
 	// then are left out (default: now).
 	AsOf *time.Time `json:"as_of,omitempty"`
+	// MarkStale packs those memories too, each with why it no longer holds (item "stale").
+	MarkStale bool `json:"mark_stale,omitempty"`
 	Scopes
 }
 
 func (r *RecallRequest) options() *recall.Options {
-	o := &recall.Options{NoRerank: r.NoRerank, Altitude: recall.Altitude(r.Altitude), GraphContext: r.GraphContext, ReadYourWrites: r.ReadYourWrites}
+	o := &recall.Options{NoRerank: r.NoRerank, Altitude: recall.Altitude(r.Altitude), GraphContext: r.GraphContext, ReadYourWrites: r.ReadYourWrites,
+		MarkStale: r.MarkStale}
 	if f := r.Filters; f != nil {
 		o.Filters = statement.Filters{Kinds: f.Kinds, Tags: f.Tags, TagsMode: statement.TagsMode(f.TagsMode), Metadata: f.Metadata}
 		if f.From != nil {
@@ -92,10 +95,13 @@ type TraceResponse struct {
 	Mentions   []string         `json:"mentions"`
 	K          int              `json:"k"`
 	Candidates []TraceCandidate `json:"candidates"`
+	// LeftOut are the candidates found that do not hold at the recall's as_of, and why.
+	LeftOut []recall.LeftOut `json:"left_out"`
 }
 
 func traceResponse(t *recall.Trace) TraceResponse {
-	out := TraceResponse{Pack: t.Pack, SearchText: t.SearchText, Mentions: t.Mentions, K: t.K, Candidates: []TraceCandidate{}}
+	out := TraceResponse{Pack: t.Pack, SearchText: t.SearchText, Mentions: t.Mentions, K: t.K, Candidates: []TraceCandidate{},
+		LeftOut: append([]recall.LeftOut{}, t.Left...)}
 	if out.Mentions == nil {
 		out.Mentions = []string{}
 	}

@@ -50,6 +50,7 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 		all["as_of"] = q.AsOf
 	}
 	all["graph_context"] = q.GraphContext
+	all["keep_stale"] = q.KeepStale
 	if st.Shape.Dim > 0 {
 		all["qvec"] = pgvector.NewVector(q.Vector)
 	}

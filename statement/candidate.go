@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +48,10 @@ type Candidate struct {
 	// GraphContext are the visible relations between an entity the candidate mentions and
 	// one the query names, most graph mass first (with Query.GraphContext).
 	GraphContext []Triplet
+	// Stale says why the memory does not hold at the recall's as_of ("superseded by m42 on
+	// 2024-05-01", "expired on ...", ...); "" when it holds. Only Query.KeepStale returns such
+	// a memory.
+	Stale string
 }
 
 // Source is a candidate's source document.
@@ -123,9 +128,33 @@ type row struct {
 	Entities      []string       `db:"entities"`
 	Covers        []int64        `db:"covers"`
 	GraphContext  []Triplet      `db:"graph_context"`
+	Holds         bool           `db:"holds"`
+	ValidFrom     *time.Time     `db:"valid_from"`
+	ValidUntil    *time.Time     `db:"valid_until"`
+	SupersededAt  *time.Time     `db:"superseded_at"`
+	ExpiresAt     *time.Time     `db:"expires_at"`
+	SupersededBy  *string        `db:"superseded_by"`
 }
 
-func scanCandidate(r pgx.CollectableRow) (Candidate, error) {
+// staleWhy words why a row does not hold (the statement's recall.holds decided it does not),
+// in the rule's order: expiry at now, then supersession, then the validity window at as_of.
+func (x *row) staleWhy(now, asOf time.Time) string {
+	day := func(t *time.Time) string { return t.UTC().Format(time.DateOnly) }
+	switch {
+	case x.ExpiresAt != nil && !x.ExpiresAt.After(now):
+		return "expired on " + day(x.ExpiresAt)
+	case x.SupersededBy != nil && x.SupersededAt != nil && !x.SupersededAt.After(asOf):
+		return fmt.Sprintf("superseded by %s on %s", *x.SupersededBy, day(x.SupersededAt))
+	case x.ValidFrom != nil && x.ValidFrom.After(asOf):
+		return "not yet valid: valid from " + day(x.ValidFrom)
+	case x.ValidUntil != nil && !x.ValidUntil.After(asOf):
+		return "no longer valid: valid until " + day(x.ValidUntil)
+	}
+	return "does not hold at " + asOf.UTC().Format(time.DateOnly)
+}
+
+// scanCandidate reads one output row; now and asOf are the recall's, for a stale row's why.
+func scanCandidate(r pgx.CollectableRow, now, asOf time.Time) (Candidate, error) {
 	x, err := pgx.RowToStructByName[row](r)
 	if err != nil {
 		return Candidate{}, err
@@ -141,6 +170,9 @@ func scanCandidate(r pgx.CollectableRow) (Candidate, error) {
 	}
 	if x.Position != nil {
 		c.Position = int(*x.Position)
+	}
+	if !x.Holds {
+		c.Stale = x.staleWhy(now, asOf)
 	}
 	if x.ContextOf != nil {
 		c.ContextOf = *x.ContextOf

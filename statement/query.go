@@ -22,6 +22,10 @@ type Query struct {
 	AsOf time.Time
 	// GraphContext asks for each candidate's graph context (Candidate.GraphContext).
 	GraphContext bool
+	// KeepStale keeps the candidates that do not hold at AsOf (expired, superseded, outside
+	// their validity), each with Candidate.Stale saying why, where the statement otherwise
+	// leaves them out. Neighbours always hold.
+	KeepStale bool
 }
 
 // Mentions returns the lowered word n-grams (1 to 4 words) of s, the candidate entity

@@ -3,6 +3,7 @@ package statement
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -53,6 +54,14 @@ func Run(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Query,
 // transaction as the caller (one snapshot), returning each one's candidates. It is how the
 // lanes run as separate queries, for comparison with the single statement.
 func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, error) {
+	if q.Now.IsZero() {
+		q.Now = time.Now()
+	}
+	asOf := q.AsOf
+	if asOf.IsZero() {
+		asOf = q.Now
+	}
+	scan := func(r pgx.CollectableRow) (Candidate, error) { return scanCandidate(r, q.Now, asOf) }
 	args := make([]pgx.NamedArgs, len(sts))
 	for i, st := range sts {
 		a, err := st.Args(q, s)
@@ -76,7 +85,7 @@ func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 		if err != nil {
 			return nil, interpretError(ctx, err)
 		}
-		if out[i], err = pgx.CollectRows(rows, scanCandidate); err != nil {
+		if out[i], err = pgx.CollectRows(rows, scan); err != nil {
 			return nil, interpretError(ctx, err)
 		}
 		out[i] = attachContext(out[i])

@@ -97,6 +97,12 @@ func explain(w io.Writer, tr *recall.Trace, id string) {
 			return
 		}
 	}
+	for _, l := range tr.Left {
+		if l.ExternalID == id {
+			fmt.Fprintf(w, "%s: found, and left out: %s\n", id, l.Why)
+			return
+		}
+	}
 	fmt.Fprintf(w, "%s: not among the statement's %d candidates (no lane found it within its depth)\n", id, len(tr.Candidates))
 }
 
@@ -224,6 +230,12 @@ func renderTrace(w io.Writer, tr *recall.Trace, top int) {
 		}
 		fmt.Fprintf(w, "%3d %-*s %.5f  %-40s %6s  merit %-3d %s\n", c.FusedRank, idW, clip(c.ExternalID, idW), c.Score, strings.Join(ranks, " "), rr, c.MeritRank, c.Decision)
 	}
+	if len(tr.Left) > 0 {
+		fmt.Fprintf(w, "\nleft out (found, but they do not hold at the recall's as_of):\n")
+		for _, l := range tr.Left {
+			fmt.Fprintf(w, "    %-*s %s\n", idW, clip(l.ExternalID, idW), l.Why)
+		}
+	}
 	fmt.Fprintf(w, "\npacked %d items, %d of %d tokens; omitted %d (%d tokens over budget)", len(p.Items), p.Used, p.Budget, len(p.Omitted), p.OmittedTokens)
 	if p.Empty != "" {
 		fmt.Fprintf(w, "; empty: %s", p.Empty)
@@ -283,6 +295,6 @@ func traceJSON(tr *recall.Trace) any {
 	}
 	return map[string]any{
 		"question": tr.Pack.Query, "search_text": tr.SearchText, "plan": tr.Shape.Plan.String(), "dim": tr.Shape.Dim,
-		"k": tr.K, "lanes": lanes, "candidates": cands, "pack": tr.Pack,
+		"k": tr.K, "lanes": lanes, "candidates": cands, "pack": tr.Pack, "left_out": append([]recall.LeftOut{}, tr.Left...),
 	}
 }

@@ -100,7 +100,8 @@ func TestSupersedeCommand(t *testing.T) {
 	for _, q := range []struct {
 		args        []string
 		want, never string
-	}{{nil, "ferry", "harbour"}, {[]string{"--as-of", "2023-01-01"}, "harbour", ""}} {
+	}{{nil, "ferry", "harbour"}, {[]string{"--as-of", "2023-01-01"}, "harbour", ""},
+		{[]string{"--mark-stale"}, "no longer holds: superseded by job-2 on 2023-05-01", ""}} {
 		if code := c.run(append([]string{"query", "Where does Ana work?", "--scope", "team"}, q.args...)...); code != 0 ||
 			!strings.Contains(c.out.String(), q.want) || (q.never != "" && strings.Contains(c.out.String(), q.never)) {
 			t.Errorf("query %v: exit %d, want %s and never %q: %s%s", q.args, code, q.want, q.never, c.out.String(), c.err.String())

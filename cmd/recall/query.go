@@ -46,6 +46,7 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	noAccess := fs.Bool("no-access", false, "do not record access")
 	altitude := fs.String("altitude", "auto", "summaries or memories: auto (the budget decides), memories, summaries")
 	graph := fs.Bool("graph-context", false, "add the relations between the question's entities and the packed memories'")
+	markStale := fs.Bool("mark-stale", false, "pack the memories that no longer hold too, each marked with why (superseded by, expired on)")
 	asOf := fs.String("as-of", "", "answer with what held at this time (RFC 3339 or a date): memories not yet or no longer valid, or superseded, then are left out; default: now")
 	replicaURL := fs.String("replica-url", m.Getenv("RECALL_REPLICA_URL"), "run the statement on this streaming replica (as recall_runtime); access is recorded on the primary (RECALL_REPLICA_URL)")
 	var ef cli.EngineFlags
@@ -95,7 +96,7 @@ func (m *Main) query(ctx context.Context, args []string) error {
 		return err
 	}
 	user := recall.User{ID: "cli", Read: scopes, Write: scopes, Label: *label}
-	opts := &recall.Options{Altitude: alt, GraphContext: *graph}
+	opts := &recall.Options{Altitude: alt, GraphContext: *graph, MarkStale: *markStale}
 	if *asOf != "" {
 		if opts.AsOf, err = records.ParseTime(*asOf); err != nil {
 			return fmt.Errorf("%w: --as-of: %v", cli.ErrUsage, err)
@@ -160,6 +161,9 @@ func printPack(w io.Writer, p *recall.Pack) {
 			meta = append(meta, strings.Join(it.Entities, ", "))
 		}
 		meta = append(meta, "id "+it.ExternalID)
+		if it.Stale != "" {
+			meta = append(meta, "no longer holds: "+it.Stale)
+		}
 		rel := 0.0
 		if best > 0 {
 			rel = it.Score / best

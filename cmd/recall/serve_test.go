@@ -144,7 +144,7 @@ func TestREADMEServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
+	if err != nil || len(tools.Tools) != 5 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	_ = cs.Close()

@@ -52,7 +52,12 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
        END AS covers,
        CASE WHEN @graph_context::bool AND u.part = 0 THEN {{graph_context}} END AS graph_context,
        ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
-             WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
+             WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities,
+       recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz) AS holds,
+       m.valid_from, m.valid_until, m.superseded_at, m.expires_at,
+       CASE WHEN m.superseded_by IS NOT NULL THEN
+         (SELECT b.external_id FROM recall.memories b WHERE b.id = m.superseded_by AND b.scopes = m.scopes)
+       END AS superseded_by
 FROM (
   SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
          NULL::bigint AS context_of, NULL::text AS context_why, 0 AS part
@@ -66,5 +71,8 @@ LEFT JOIN recall.sources s ON s.id = m.source_id
 -- A memory that does not hold (expired at now, migration 00008; outside its validity or
 -- superseded at as_of, 00009: recall.holds) is left out here, where its row is read anyway: it
 -- may have taken one of the k places, so a recall returns fewer than k when some do not hold.
-WHERE recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
+-- With @keep_stale (a trace, or a recall that marks them) such a candidate is kept, with
+-- holds false and what it needs to say why; a neighbour always holds.
+WHERE @keep_stale::bool AND u.part = 0
+   OR recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
 ORDER BY u.part, u.fused DESC, u.id, u.context_of

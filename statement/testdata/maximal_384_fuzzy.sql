@@ -548,7 +548,12 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
    LIMIT @graph_context_k::int
  ) x) END AS graph_context,
        ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
-             WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities
+             WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities,
+       recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz) AS holds,
+       m.valid_from, m.valid_until, m.superseded_at, m.expires_at,
+       CASE WHEN m.superseded_by IS NOT NULL THEN
+         (SELECT b.external_id FROM recall.memories b WHERE b.id = m.superseded_by AND b.scopes = m.scopes)
+       END AS superseded_by
 FROM (
   SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
          NULL::bigint AS context_of, NULL::text AS context_why, 0 AS part
@@ -559,5 +564,6 @@ FROM (
 ) u
 JOIN recall.memories m ON m.id = u.id
 LEFT JOIN recall.sources s ON s.id = m.source_id
-WHERE recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
+WHERE @keep_stale::bool AND u.part = 0
+   OR recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
 ORDER BY u.part, u.fused DESC, u.id, u.context_of
