@@ -99,13 +99,7 @@ func TestCitusDistributed(t *testing.T) {
 	// Citus, with the flush the engine's writer calls.
 	r := rand.New(rand.NewPCG(11, 34))
 	all := []string{"a", "b", "c", "d"}
-	subset := func(most int) []string {
-		s := slices.Clone(all)
-		r.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
-		out := s[:1+r.IntN(most)]
-		slices.Sort(out)
-		return out
-	}
+	subset := func(most int) []string { return scopeSubset(r, all, most) }
 	names := []string{"Alice Martin", "Bob Stone", "Carol Diaz", "Lisbon", "Tokyo"}
 	words := strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed")
 	both := func(what string, sql string, args ...any) {

@@ -39,13 +39,7 @@ func TestCitusCoordinator(t *testing.T) {
 	citus, single := open(cdb), open(sdb)
 	r := rand.New(rand.NewPCG(7, 34))
 	all := []string{"a", "b", "c", "d"}
-	subset := func(most int) []string {
-		s := slices.Clone(all)
-		r.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
-		out := s[:1+r.IntN(most)]
-		slices.Sort(out)
-		return out
-	}
+	subset := func(most int) []string { return scopeSubset(r, all, most) }
 	names := []string{"Alice Martin", "Bob Stone", "Carol Diaz", "Lisbon", "Tokyo"}
 	words := strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed")
 	writer := recall.User{ID: "w", Read: all, Write: all}
@@ -93,6 +87,16 @@ func TestCitusCoordinator(t *testing.T) {
 			t.Fatalf("deleted %d of set 0's two memories (%v)", n, err)
 		}
 	}
+}
+
+// scopeSubset is 1 to most of all's scopes, at random, sorted: a scope set or a reader's
+// scopes over overlapping sets.
+func scopeSubset(r *rand.Rand, all []string, most int) []string {
+	s := slices.Clone(all)
+	r.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
+	out := s[:1+r.IntN(most)]
+	slices.Sort(out)
+	return out
 }
 
 // itemsOf is a pack as comparable text: each item's external id, score and text.

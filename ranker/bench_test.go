@@ -3,6 +3,7 @@ package ranker_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/recall-engine/recall/ranker"
@@ -11,7 +12,8 @@ import (
 
 // BenchmarkOrder measures what the learned order adds to a recall: the features of a head of
 // 100 conversation turns (ten sources of ten places, found by a mix of lanes) and the default
-// model's order of them. Compare it with a recall's milliseconds (BENCHMARKS.md).
+// model's order of them, and with RECALL_BENCH_ORDER_MODEL a model file's beside it. Compare
+// it with a recall's milliseconds (BENCHMARKS.md).
 func BenchmarkOrder(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	vocab := []string{"harbor", "crane", "broke", "week", "Ana", "Bo", "painting", "trip", "Lisbon", "river", "moved", "dog", "puppy", "yes", "great", "thanks"}
@@ -30,10 +32,22 @@ func BenchmarkOrder(b *testing.B) {
 		}
 		head[i] = c
 	}
-	m := ranker.DefaultModel()
 	q := "When did the harbor crane break, Ana?"
-	b.ResetTimer()
-	for b.Loop() {
-		m.Order(ranker.Extract(q, head, 30))
+	models := map[string]*ranker.Model{"default": ranker.DefaultModel()}
+	if f := os.Getenv("RECALL_BENCH_ORDER_MODEL"); f != "" { // another model file beside it
+		m, err := ranker.Load(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		models["file"] = m
+	}
+	for _, name := range []string{"default", "file"} {
+		if m := models[name]; m != nil {
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					m.Order(ranker.Extract(q, head, 30))
+				}
+			})
+		}
 	}
 }
