@@ -108,15 +108,15 @@ type request struct {
 
 // run keeps what one recall decided, for the pack and for a trace.
 type run struct {
-	pack    *Pack
-	req     request
-	all     []statement.Candidate // the statement's rows (more than K in a trace)
-	left    []statement.Candidate // in a trace without MarkStale, the rows that do not hold
+	pack *Pack
+	req  request
+	all  []statement.Candidate // the statement's rows (more than K in a trace)
+	left []statement.Candidate // in a trace without MarkStale, the rows that do not hold
 	// keepStale: the statement returns the rows that do not hold (a trace, or MarkStale);
 	// markStale: the pack keeps them, marked.
 	keepStale, markStale bool
-	ordered []pack.Ranked         // the first K in merit order (after the cut)
-	packed  pack.Result
+	ordered              []pack.Ranked // the first K in merit order (after the cut)
+	packed               pack.Result
 }
 
 func (r *run) warn(stage string, err error) { r.pack.Warn(stage, err) }

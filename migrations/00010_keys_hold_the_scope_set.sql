@@ -52,6 +52,11 @@ REVOKE ALL ON recall.bm25_dirty FROM PUBLIC;
 COMMENT ON TABLE recall.bm25_dirty IS 'On Citus: memories changed in the open transaction whose lexical data recall.bm25_flush() rebuilds before commit. Empty on one server. Only the owner reads it.';
 
 -- +goose Down
+-- The function files written for this schema (the trigram postings' BEFORE triggers, the BM25
+-- upkeep by scope set) go with it; the next Up applies the files of its own build.
+DROP TRIGGER IF EXISTS entities_name_trigrams_old ON recall.entities;
+DROP TRIGGER IF EXISTS sources_title_trigrams_old ON recall.sources;
+DELETE FROM recall.function_files WHERE file IN ('write/title_trigrams.sql', 'write/entity_trigrams.sql', 'write/bm25.sql');
 DROP TABLE recall.bm25_dirty;
 ALTER TABLE recall.entity_trigrams DROP CONSTRAINT entity_trigrams_pkey,
   DROP CONSTRAINT entity_trigrams_entity_fkey,

@@ -41,6 +41,8 @@ type RecallInput struct {
 type RememberInput struct {
 	Memories []MemoryInput `json:"memories" jsonschema:"the memories to store, each a self-contained statement"`
 	Scopes   []string      `json:"scopes,omitempty" jsonschema:"optional: the scopes to store them in (default: the key's only write scope)"`
+	// Duplicates, as on a write: a memory restating a stored one is kept, skipped or linked.
+	Duplicates string `json:"duplicates,omitempty" jsonschema:"optional: keep (default), skip or link a memory that restates one already stored (same text, ignoring case and punctuation)"`
 }
 
 // MemoryInput is one memory to remember.
@@ -296,7 +298,7 @@ func (s *Server) toolRecallLike(ctx context.Context, req *mcp.CallToolRequest, i
 }
 
 func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in RememberInput) (*mcp.CallToolResult, any, error) {
-	w := WriteRequest{Scopes: in.Scopes}
+	w := WriteRequest{Scopes: in.Scopes, Duplicates: in.Duplicates}
 	out := RememberOutput{IDs: []string{}}
 	for _, m := range in.Memories {
 		id := m.ID

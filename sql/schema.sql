@@ -51,6 +51,8 @@
 --   body: sql/write/lexemes.sql
 -- FUNCTION recall.sources_title_trigrams() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, public, pg_temp
 --   body: sql/write/title_trigrams.sql
+-- FUNCTION recall.text_key(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT
+--   body: migrations/00001_baseline.sql
 -- FUNCTION recall.title_key(text) RETURNS text LANGUAGE sql IMMUTABLE
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.vector_nearest(vector,integer) RETURNS TABLE(id bigint, distance double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 100 SET enable_seqscan=off SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
@@ -235,9 +237,11 @@ CREATE TABLE recall.memories (
   valid_until timestamp with time zone,
   superseded_by bigint,
   superseded_at timestamp with time zone,
+  duplicate_of bigint,
   CONSTRAINT memories_pkey PRIMARY KEY (id),
   CONSTRAINT memories_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT memories_scopes_external_id_key UNIQUE (scopes, external_id),
+  CONSTRAINT memories_duplicate_fkey FOREIGN KEY (duplicate_of, scopes) REFERENCES recall.memories(id, scopes) ON DELETE SET NULL (duplicate_of),
   CONSTRAINT memories_source_fkey FOREIGN KEY (source_id, scopes) REFERENCES recall.sources(id, scopes) ON DELETE CASCADE,
   CONSTRAINT memories_superseded_fkey FOREIGN KEY (superseded_by, scopes) REFERENCES recall.memories(id, scopes) ON DELETE SET NULL (superseded_by),
   CONSTRAINT memories_check CHECK (((occurred_end IS NULL) OR (occurred_start IS NULL) OR (occurred_end >= occurred_start))),
@@ -380,6 +384,7 @@ CREATE INDEX entities_trgm_scopes_25_40_idx ON recall.entities USING gin (lower(
 CREATE INDEX entities_trgm_scopes_41_up_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) >= 41);
 CREATE INDEX entities_trgm_scopes_9_14_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 9) AND (cardinality(show_trgm(lower(name))) <= 14));
 CREATE INDEX entity_trigrams_entity_idx ON recall.entity_trigrams USING btree (entity_id);
+CREATE INDEX memories_duplicate_of_idx ON recall.memories USING btree (duplicate_of) WHERE (duplicate_of IS NOT NULL);
 CREATE INDEX memories_expiring_idx ON recall.memories USING btree (scope_key, expires_at) WHERE (expires_at IS NOT NULL);
 CREATE INDEX memories_occurred_end_idx ON recall.memories USING btree (occurred_end) WHERE (occurred_end IS NOT NULL);
 CREATE INDEX memories_occurred_idx ON recall.memories USING btree (occurred_start, id);
@@ -389,6 +394,7 @@ CREATE INDEX memories_source_idx ON recall.memories USING btree (source_id);
 CREATE INDEX memories_source_position_idx ON recall.memories USING btree (source_id, "position") WHERE ("position" IS NOT NULL);
 CREATE INDEX memories_superseded_idx ON recall.memories USING btree (superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
+CREATE INDEX memories_text_key_idx ON recall.memories USING btree (scopes, recall.text_key(text)) WHERE ("position" IS NULL);
 CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes, speaker);
 CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes);
 CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint), scopes);

@@ -36,6 +36,14 @@ type Batch struct {
 	// (recall summarize's summaries) replaces the last one whole. It must be at least
 	// MinPruneLen bytes, so that it names a family of ids, not everything. Go only.
 	Prune string `json:"-"`
+	// Duplicates is what becomes of a memory without a place (a note, a fact) that restates
+	// one of the scope set, stored or earlier in the batch: the same text once lowered and
+	// with its punctuation and spacing ignored, the same kind and speaker. "keep" (or ""):
+	// stored as any other; "skip": not stored, and the batch's references to it (relations,
+	// supersedes, covers) go to the one it restates; "link": stored, marked as a duplicate of
+	// that one, and never recalled (the one it restates is). Result.Duplicates counts them. A
+	// turn of a conversation (a memory with a place) is never a duplicate.
+	Duplicates string `json:"duplicates,omitempty"`
 }
 
 // MinPruneLen is the shortest Batch.Prune prefix.
@@ -142,6 +150,7 @@ type Result struct {
 	Covered    int `json:"covered"`    // (summary, covered memory) pairs written
 	Superseded int `json:"superseded"` // memories marked superseded (Memory.Supersedes)
 	Pruned     int `json:"pruned"`     // memories deleted by Batch.Prune
+	Duplicates int `json:"duplicates"` // memories skipped or linked as duplicates (Batch.Duplicates)
 }
 
 // Add adds o's counts to r.
@@ -154,6 +163,7 @@ func (r *Result) Add(o Result) {
 	r.Mentions += o.Mentions
 	r.Relations += o.Relations
 	r.Covered += o.Covered
+	r.Duplicates += o.Duplicates
 	r.Superseded += o.Superseded
 	r.Pruned += o.Pruned
 }

@@ -168,6 +168,11 @@ func checkValue(item, path string, v reflect.Value, depth int) error {
 
 // validate checks every row before anything is written; dim is the embedder's dimension.
 func validate(b Batch, dim int) error {
+	switch b.Duplicates {
+	case "", DuplicatesKeep, DuplicatesSkip, DuplicatesLink:
+	default:
+		return &Error{Item: "batch", Field: "duplicates", Problem: fmt.Sprintf("%q: want keep, skip or link", b.Duplicates)}
+	}
 	if b.Prune != "" {
 		if len(b.Prune) < MinPruneLen {
 			return &Error{Item: "batch", Field: "prune", Problem: fmt.Sprintf("%q: a prefix of %d bytes, want at least %d", b.Prune, len(b.Prune), MinPruneLen)}

@@ -224,14 +224,21 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 	if len(b.Memories) == 0 {
 		return nil
 	}
-	rows := make([]map[string]any, len(b.Memories))
+	dups, err := t.findDuplicates(b)
+	if err != nil {
+		return err
+	}
+	rows := make([]map[string]any, 0, len(b.Memories))
 	for i, m := range b.Memories {
+		if _, ok := dups[i]; ok && b.Duplicates == DuplicatesSkip {
+			continue
+		}
 		refStart, refEnd := Refers(m)
-		rows[i] = map[string]any{"id": m.ID, "source": nilIfEmpty(m.Source), "kind": nilIfEmpty(m.Kind), "text": m.Text,
+		rows = append(rows, map[string]any{"id": m.ID, "source": nilIfEmpty(m.Source), "kind": nilIfEmpty(m.Kind), "text": m.Text,
 			"embedding": vectorText(vecs[i]), "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
 			"mentioned_at": m.MentionedAt, "refers_start": refStart, "refers_end": refEnd, "expires_at": m.ExpiresAt,
 			"valid_from": m.ValidFrom, "valid_until": m.ValidUntil, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
-			"position": nilIfZero(m.Position), "speaker": strings.TrimSpace(m.Speaker)}
+			"position": nilIfZero(m.Position), "speaker": strings.TrimSpace(m.Speaker)})
 	}
 	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
 	if err != nil {
@@ -251,7 +258,17 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 	if err != nil {
 		return err
 	}
-	t.res.Memories, t.res.Updated = len(t.memories), len(updated)
+	t.res.Memories, t.res.Updated, t.res.Duplicates = len(t.memories), len(updated), len(dups)
+	if b.Duplicates == DuplicatesSkip {
+		for i, d := range dups { // a skipped memory is the one it restates
+			if d.stored == 0 {
+				d.stored = t.memories[b.Memories[d.earlier].ID]
+			}
+			t.memories[b.Memories[i].ID] = d.stored
+		}
+	} else if err := t.linkDuplicates(b, dups); err != nil {
+		return err
+	}
 	if len(updated) == 0 {
 		return nil
 	}

@@ -25,6 +25,7 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	format := fs.String("format", "auto", "auto, native, beir or turns (auto: each line's keys say which)")
 	batch := fs.Int("batch", 500, "memories per transaction")
 	noExtract := fs.Bool("no-extract", false, "do not extract entity names from texts")
+	duplicates := fs.String("duplicates", "keep", "a note that restates one of its scope set (same text, kind and speaker): keep, skip or link")
 	var ef cli.EngineFlags
 	ef.RegisterEmbedder(fs)
 	fs.Usage = func() {
@@ -69,7 +70,7 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := ingestOptions{format: *format, batch: *batch, noExtract: *noExtract, deferIndex: !has}
+	opts := ingestOptions{format: *format, batch: *batch, noExtract: *noExtract, deferIndex: !has, duplicates: *duplicates}
 	var total ingestSummary
 	var ingestErr error
 	for _, f := range files {
@@ -104,6 +105,7 @@ type ingestOptions struct {
 	batch      int
 	noExtract  bool
 	deferIndex bool
+	duplicates string
 }
 
 type ingestSummary struct {
@@ -119,8 +121,8 @@ func (s *ingestSummary) add(o ingestSummary) {
 
 func (s ingestSummary) String(d time.Duration) string {
 	rate := float64(s.res.Memories) / max(d.Seconds(), 1e-9)
-	return fmt.Sprintf("ingested %d files, %d lines in %v (%.0f memories/s): %d memories (%d updated), %d sources, %d entities given, %d extracted, %d mentions, %d relations",
-		s.files, s.lines, d.Round(time.Millisecond), rate, s.res.Memories, s.res.Updated, s.res.Sources, s.res.Entities, s.res.Extracted, s.res.Mentions, s.res.Relations)
+	return fmt.Sprintf("ingested %d files, %d lines in %v (%.0f memories/s): %d memories (%d updated, %d duplicates), %d sources, %d entities given, %d extracted, %d mentions, %d relations",
+		s.files, s.lines, d.Round(time.Millisecond), rate, s.res.Memories, s.res.Updated, s.res.Duplicates, s.res.Sources, s.res.Entities, s.res.Extracted, s.res.Mentions, s.res.Relations)
 }
 
 // pending is a batch being filled, with the line of each row for error messages.
@@ -208,7 +210,7 @@ func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.U
 		if p.empty() {
 			return nil
 		}
-		p.b.NoExtract, p.b.DeferVectorIndex = o.noExtract, o.deferIndex
+		p.b.NoExtract, p.b.DeferVectorIndex, p.b.Duplicates = o.noExtract, o.deferIndex, o.duplicates
 		res, err := e.Write(ctx, user, p.b)
 		if err != nil {
 			var we *recall.WriteError

@@ -108,3 +108,28 @@ func TestSupersedeCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestDuplicates: recall ingest --duplicates skip leaves out a note that restates one
+// already stored (case and punctuation aside), says how many, and refuses an unknown policy.
+func TestIngestDuplicates(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	first := `{"type": "memory", "id": "d1", "text": "The ferry leaves at nine."}` + "\n"
+	again := `{"type": "memory", "id": "d2", "text": "the FERRY leaves at nine!"}
+{"type": "memory", "id": "d3", "text": "The ferry leaves at ten."}
+`
+	if code := c.run("ingest", writeFile(t, "a.jsonl", first), "--format", "native", "--scope", "team"); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, c.err.String())
+	}
+	if code := c.run("ingest", writeFile(t, "b.jsonl", again), "--format", "native", "--scope", "team", "--duplicates", "skip"); code != 0 ||
+		!strings.Contains(c.out.String()+c.err.String(), "1 duplicates") {
+		t.Fatalf("ingest --duplicates skip: exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{team}'`); n != 2 {
+		t.Fatalf("%d memories stored, want 2 (d1, d3)", n)
+	}
+	if code := c.run("ingest", writeFile(t, "c.jsonl", again), "--format", "native", "--scope", "team", "--duplicates", "merge"); code == 0 ||
+		!strings.Contains(c.err.String(), "duplicates") {
+		t.Fatalf("--duplicates merge: exit %d: %s", code, c.err.String())
+	}
+}

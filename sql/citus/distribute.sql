@@ -7,14 +7,16 @@
 -- table stay on the coordinator. docs/SCALING.md says why each, and what is left.
 
 -- A supersession's key (superseded_by, scopes) releases the old memory when the newer one is
--- deleted by ON DELETE SET NULL (superseded_by), which Citus refuses on a key holding the
--- distribution column; on Citus this row trigger does the same, in the row's own shard. The
--- writer already resolves both memories of a supersession in the batch's scope set
--- (sql/write/supersede.sql), which is what the key guaranteed besides.
+-- deleted by ON DELETE SET NULL (superseded_by), and a duplicate's (duplicate_of, scopes) the
+-- duplicate when its original is; Citus refuses SET NULL on a key holding the distribution
+-- column, so on Citus this row trigger does both, in the row's own shard. The writer already
+-- resolves both memories of each in the batch's scope set (sql/write/supersede.sql,
+-- duplicates.sql), which is what the keys guaranteed besides.
 CREATE OR REPLACE FUNCTION recall.memories_supersession_released() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$
 BEGIN
   UPDATE recall.memories SET superseded_by = NULL WHERE scopes = OLD.scopes AND superseded_by = OLD.id;
+  UPDATE recall.memories SET duplicate_of = NULL WHERE scopes = OLD.scopes AND duplicate_of = OLD.id;
   RETURN NULL;
 END
 $f$;
@@ -65,7 +67,7 @@ BEGIN
   DROP TRIGGER memories_bm25_insert ON recall.memories;
   DROP TRIGGER memories_bm25_delete ON recall.memories;
   DROP TRIGGER memories_bm25_update ON recall.memories;
-  ALTER TABLE recall.memories DROP CONSTRAINT memories_superseded_fkey;
+  ALTER TABLE recall.memories DROP CONSTRAINT memories_superseded_fkey, DROP CONSTRAINT memories_duplicate_fkey;
 
   PERFORM create_reference_table('recall.scopes');
   FOREACH t IN ARRAY ARRAY['sources', 'memories', 'entities', 'relations', 'mentions', 'summary_coverage', 'memory_access',

@@ -72,7 +72,9 @@ LEFT JOIN recall.sources s ON s.id = m.source_id
 -- superseded at as_of, 00009: recall.holds) is left out here, where its row is read anyway: it
 -- may have taken one of the k places, so a recall returns fewer than k when some do not hold.
 -- With @keep_stale (a trace, or a recall that marks them) such a candidate is kept, with
--- holds false and what it needs to say why; a neighbour always holds.
-WHERE @keep_stale::bool AND u.part = 0
-   OR recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
+-- holds false and what it needs to say why; a neighbour always holds. A memory linked as a
+-- duplicate of another (migration 00011) is never given: the one it restates is.
+WHERE (@keep_stale::bool AND u.part = 0
+       OR recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz))
+  AND m.duplicate_of IS NULL
 ORDER BY u.part, u.fused DESC, u.id, u.context_of

@@ -564,6 +564,7 @@ FROM (
 ) u
 JOIN recall.memories m ON m.id = u.id
 LEFT JOIN recall.sources s ON s.id = m.source_id
-WHERE @keep_stale::bool AND u.part = 0
-   OR recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
+WHERE (@keep_stale::bool AND u.part = 0
+       OR recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz))
+  AND m.duplicate_of IS NULL
 ORDER BY u.part, u.fused DESC, u.id, u.context_of

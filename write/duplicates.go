@@ -1,0 +1,88 @@
+package write
+
+import (
+	"github.com/jackc/pgx/v5"
+)
+
+// The policies of Batch.Duplicates.
+const (
+	DuplicatesKeep = "keep"
+	DuplicatesSkip = "skip"
+	DuplicatesLink = "link"
+)
+
+// duplicate is a batch memory that restates another: a stored memory (stored > 0) or an
+// earlier memory of the batch (index earlier).
+type duplicate struct {
+	stored  int64
+	earlier int
+}
+
+// findDuplicates returns, by batch index, the memories of b that restate a stored memory of
+// the scope set or an earlier one of the batch (sql/write/duplicates.sql gives each
+// placeless memory's key and the stored memory it restates). A memory stored already under
+// its id is rewritten, never a duplicate. Nothing without a policy.
+func (t *txn) findDuplicates(b Batch) (map[int]duplicate, error) {
+	if b.Duplicates == "" || b.Duplicates == DuplicatesKeep {
+		return nil, nil
+	}
+	var rows []map[string]any
+	for i, m := range b.Memories {
+		if m.Position == 0 {
+			rows = append(rows, map[string]any{"i": i, "id": m.ID, "kind": nilIfEmpty(m.Kind), "speaker": m.Speaker, "text": m.Text})
+		}
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	r, err := t.tx.Query(t.ctx, statementText("duplicates"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
+	if err != nil {
+		return nil, err
+	}
+	type key struct{ kind, speaker, text string }
+	first := map[key]int{}
+	out := map[int]duplicate{}
+	var i int
+	var k string
+	var stored *int64
+	var existing bool
+	_, err = pgx.ForEachRow(r, []any{&i, &k, &existing, &stored}, func() error {
+		m := b.Memories[i]
+		if existing {
+			return nil
+		}
+		kind := m.Kind
+		if kind == "" {
+			kind = "world"
+		}
+		kk := key{kind, m.Speaker, k}
+		switch j, ok := first[kk]; {
+		case stored != nil:
+			out[i] = duplicate{stored: *stored}
+		case ok && b.Memories[j].ID != m.ID:
+			out[i] = duplicate{earlier: j}
+		case !ok:
+			first[kk] = i
+		}
+		return nil
+	})
+	return out, err
+}
+
+// linkDuplicates marks the batch's linked duplicates with the memory each restates, once
+// every memory of the batch has its id.
+func (t *txn) linkDuplicates(b Batch, dups map[int]duplicate) error {
+	var rows []map[string]any
+	for i, d := range dups {
+		of := d.stored
+		if of == 0 {
+			of = t.memories[b.Memories[d.earlier].ID]
+		}
+		rows = append(rows, map[string]any{"id": t.memories[b.Memories[i].ID], "of": of})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	_, err := t.tx.Exec(t.ctx, statementText("duplicate_links"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
+	return err
+}
