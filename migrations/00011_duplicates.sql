@@ -16,7 +16,8 @@ ALTER TABLE recall.memories ADD COLUMN duplicate_of bigint,
   ADD CONSTRAINT memories_duplicate_fkey FOREIGN KEY (duplicate_of, scopes)
     REFERENCES recall.memories (id, scopes) ON DELETE SET NULL (duplicate_of);
 CREATE INDEX memories_duplicate_of_idx ON recall.memories (duplicate_of) WHERE duplicate_of IS NOT NULL;
-CREATE INDEX memories_text_key_idx ON recall.memories (scopes, recall.text_key(text)) WHERE position IS NULL;
+-- The key's md5, not the key: a note's text may pass the 2.7 kB a btree entry holds.
+CREATE INDEX memories_text_key_idx ON recall.memories (scopes, md5(recall.text_key(text))) WHERE position IS NULL;
 
 -- +goose Down
 DROP INDEX recall.memories_text_key_idx;

@@ -85,11 +85,12 @@ func TestFitTrees(t *testing.T) {
 					x[j] = r.Float64()
 				}
 				rel := k < 3
-				if rel {
+				switch {
+				case rel:
 					x[cover] = 0.4 + 0.2*r.Float64()
-				} else if r.IntN(2) == 0 {
+				case r.IntN(2) == 0:
 					x[cover] = 0.35 * r.Float64()
-				} else {
+				default:
 					x[cover] = 0.65 + 0.35*r.Float64()
 				}
 				q.X, q.Rel = append(q.X, x), append(q.Rel, rel)

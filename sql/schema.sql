@@ -394,7 +394,7 @@ CREATE INDEX memories_source_idx ON recall.memories USING btree (source_id);
 CREATE INDEX memories_source_position_idx ON recall.memories USING btree (source_id, "position") WHERE ("position" IS NOT NULL);
 CREATE INDEX memories_superseded_idx ON recall.memories USING btree (superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
-CREATE INDEX memories_text_key_idx ON recall.memories USING btree (scopes, recall.text_key(text)) WHERE ("position" IS NULL);
+CREATE INDEX memories_text_key_idx ON recall.memories USING btree (scopes, md5(recall.text_key(text))) WHERE ("position" IS NULL);
 CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes, speaker);
 CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes);
 CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint), scopes);

@@ -121,8 +121,12 @@ func (s *ingestSummary) add(o ingestSummary) {
 
 func (s ingestSummary) String(d time.Duration) string {
 	rate := float64(s.res.Memories) / max(d.Seconds(), 1e-9)
-	return fmt.Sprintf("ingested %d files, %d lines in %v (%.0f memories/s): %d memories (%d updated, %d duplicates), %d sources, %d entities given, %d extracted, %d mentions, %d relations",
-		s.files, s.lines, d.Round(time.Millisecond), rate, s.res.Memories, s.res.Updated, s.res.Duplicates, s.res.Sources, s.res.Entities, s.res.Extracted, s.res.Mentions, s.res.Relations)
+	dups := ""
+	if s.res.Duplicates > 0 {
+		dups = fmt.Sprintf(", %d duplicates", s.res.Duplicates)
+	}
+	return fmt.Sprintf("ingested %d files, %d lines in %v (%.0f memories/s): %d memories (%d updated%s), %d sources, %d entities given, %d extracted, %d mentions, %d relations",
+		s.files, s.lines, d.Round(time.Millisecond), rate, s.res.Memories, s.res.Updated, dups, s.res.Sources, s.res.Entities, s.res.Extracted, s.res.Mentions, s.res.Relations)
 }
 
 // pending is a batch being filled, with the line of each row for error messages.

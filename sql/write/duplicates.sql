@@ -8,6 +8,7 @@ SELECT r.i, recall.text_key(r.text) AS key,
        EXISTS (SELECT 1 FROM recall.memories s WHERE s.scopes = @scopes::text[] AND s.external_id = r.id) AS existing,
        (SELECT m.id FROM recall.memories m
          WHERE m.scopes = @scopes::text[] AND m.position IS NULL
+           AND md5(recall.text_key(m.text)) = md5(recall.text_key(r.text))
            AND recall.text_key(m.text) = recall.text_key(r.text)
            AND m.kind = coalesce(r.kind, 'world') AND m.speaker = coalesce(r.speaker, '')
            AND m.duplicate_of IS NULL AND m.external_id <> r.id
