@@ -4,6 +4,7 @@ package eval
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -86,11 +87,50 @@ var Metrics = []Metric{
 	{"mrr@10", func(r []string, q Qrels) float64 { return MRR(r, q, 10) }},
 }
 
+// Current is 1 when a relevant document is in the first k ranks and no document judged
+// stale (a negative judgment: a fact that no longer holds) is, else 0: whether the top k
+// holds the current fact and not the one it replaced.
+func Current(ranked []string, rel Qrels, k int) float64 {
+	found := false
+	for _, id := range ranked[:min(k, len(ranked))] {
+		switch g := rel[id]; {
+		case g < 0:
+			return 0
+		case g > 0:
+			found = true
+		}
+	}
+	if found {
+		return 1
+	}
+	return 0
+}
+
+// StaleMetrics are scored, and reported, for queries whose judgments mark stale documents
+// (a negative score in the qrels: aizk-eval updates writes such data); a study's mean counts
+// a query without such judgments as 0.
+var StaleMetrics = []Metric{
+	{"current@5", func(r []string, q Qrels) float64 { return Current(r, q, 5) }},
+	{"current@10", func(r []string, q Qrels) float64 { return Current(r, q, 10) }},
+}
+
+// hasStale reports whether rel judges a document stale.
+func hasStale(rel Qrels) bool {
+	for _, g := range rel {
+		if g < 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // MetricByName returns the metric called name, or nil.
 func MetricByName(name string) *Metric {
-	for i := range Metrics {
-		if Metrics[i].Name == name {
-			return &Metrics[i]
+	for _, list := range [][]Metric{Metrics, StaleMetrics} {
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i]
+			}
 		}
 	}
 	return nil
@@ -99,7 +139,7 @@ func MetricByName(name string) *Metric {
 // MetricNames lists the metrics' names, comma-separated.
 func MetricNames() string {
 	var b strings.Builder
-	for i, m := range Metrics {
+	for i, m := range append(slices.Clone(Metrics), StaleMetrics...) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -108,11 +148,32 @@ func MetricNames() string {
 	return b.String()
 }
 
-// Score returns every metric of ranked against rel.
+// Score returns every metric of ranked against rel, and the stale metrics when rel judges a
+// document stale.
 func Score(ranked []string, rel Qrels) map[string]float64 {
 	out := make(map[string]float64, len(Metrics))
 	for _, m := range Metrics {
 		out[m.Name] = m.Fn(ranked, rel)
+	}
+	if hasStale(rel) {
+		for _, m := range StaleMetrics {
+			out[m.Name] = m.Fn(ranked, rel)
+		}
+	}
+	return out
+}
+
+// reported are the metrics a report shows: every one, and the stale metrics when a plan has
+// them.
+func reported(plans []PlanResult) []Metric {
+	out := slices.Clone(Metrics)
+	for _, m := range StaleMetrics {
+		for _, p := range plans {
+			if _, ok := p.Metrics[m.Name]; ok {
+				out = append(out, m)
+				break
+			}
+		}
 	}
 	return out
 }

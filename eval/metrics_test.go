@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,36 @@ func TestMetrics(t *testing.T) {
 		if math.Abs(c.got-c.want) > 1e-12 {
 			t.Errorf("%s = %.15g, want %.15g", c.name, c.got, c.want)
 		}
+	}
+}
+
+// TestCurrent: the top k must hold a relevant document and no stale one (a negative
+// judgment); the stale metrics are scored only for judgments that mark one stale.
+func TestCurrent(t *testing.T) {
+	rel := Qrels{"new": 1, "old": -1, "older": -1}
+	for _, c := range []struct {
+		ranked []string
+		k      int
+		want   float64
+	}{
+		{[]string{"x", "new", "y"}, 5, 1},
+		{[]string{"x", "new", "old"}, 5, 0},
+		{[]string{"old", "new"}, 5, 0},
+		{[]string{"new", "a", "b", "c", "d", "older"}, 5, 1},
+		{[]string{"a", "b", "c", "d", "e", "new"}, 5, 0},
+		{nil, 5, 0},
+	} {
+		if got := Current(c.ranked, rel, c.k); got != c.want {
+			t.Errorf("%v at %d: %v, want %v", c.ranked, c.k, got, c.want)
+		}
+	}
+	if s := Score([]string{"new"}, rel); s["current@5"] != 1 || s["current@10"] != 1 {
+		t.Errorf("scores with stale judgments: %v", s)
+	}
+	if s := Score([]string{"new"}, Qrels{"new": 1}); len(s) != len(Metrics) {
+		t.Errorf("scores without stale judgments: %v", s)
+	}
+	if MetricByName("current@5") == nil || !strings.Contains(MetricNames(), "current@10") {
+		t.Error("the stale metrics are not named")
 	}
 }

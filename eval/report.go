@@ -27,8 +27,9 @@ func (r *Report) Markdown(w io.Writer, command, svgName string) error {
 	for _, s := range r.Significance {
 		sig[s.Plan] = s
 	}
+	ms := reported(r.Plans)
 	cols := []string{"plan"}
-	for _, m := range Metrics {
+	for _, m := range ms {
 		cols = append(cols, m.Name)
 	}
 	for _, bud := range r.PackBudgets {
@@ -39,7 +40,7 @@ func (r *Report) Markdown(w io.Writer, command, svgName string) error {
 	row(&b, dashes(len(cols)))
 	for _, p := range r.Plans {
 		cells := []string{p.Plan}
-		for _, m := range Metrics {
+		for _, m := range ms {
 			cells = append(cells, fmt.Sprintf("%.4f", p.Metrics[m.Name]))
 		}
 		for _, bud := range r.PackBudgets {
@@ -83,17 +84,18 @@ func (r *Report) Failures() string {
 }
 
 func (r *Report) groupTables(b *strings.Builder) {
+	ms := reported(r.Plans)
 	for _, g := range r.GroupNames() {
 		fmt.Fprintf(b, "\n### %s = %s (%d queries)\n\n", r.GroupField, g, r.Groups[g])
 		cols := []string{"plan"}
-		for _, m := range Metrics {
+		for _, m := range ms {
 			cols = append(cols, m.Name)
 		}
 		row(b, cols)
 		row(b, dashes(len(cols)))
 		for _, p := range r.Plans {
 			cells := []string{p.Plan}
-			for _, m := range Metrics {
+			for _, m := range ms {
 				cells = append(cells, fmt.Sprintf("%.4f", p.Groups[g][m.Name]))
 			}
 			row(b, cells)

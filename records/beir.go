@@ -16,7 +16,8 @@ type Doc struct {
 }
 
 // Records maps the document to a source and a memory with its metadata, its text (the title
-// when the text is blank), and, as o names them, its speaker and occurred time. The source is
+// when the text is blank), and, as o names them, its speaker, occurred time, validity start
+// and the documents it supersedes. The source is
 // its session when o names a session field and the document has one (the memory is then
 // ordered in it), else the document's title when it has one.
 func (d Doc) Records(o Options) ([]Record, error) {
@@ -39,6 +40,30 @@ func (d Doc) Records(o Options) ([]Record, error) {
 				return nil, fmt.Errorf("%s: %w", o.TimeField, err)
 			}
 			m.OccurredStart = &t
+		}
+	}
+	if o.ValidFromField != "" {
+		if v, ok := d.Metadata[o.ValidFromField].(string); ok {
+			t, err := ParseTime(v, o.TimeLayouts...)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", o.ValidFromField, err)
+			}
+			m.ValidFrom = &t
+		}
+	}
+	if o.SupersedesField != "" {
+		switch v := d.Metadata[o.SupersedesField].(type) {
+		case nil:
+		case []any:
+			for i, x := range v {
+				id, ok := x.(string)
+				if !ok {
+					return nil, fmt.Errorf("%s[%d]: %v: want a document id", o.SupersedesField, i, x)
+				}
+				m.Supersedes = append(m.Supersedes, id)
+			}
+		default:
+			return nil, fmt.Errorf("%s: %v: want a list of document ids", o.SupersedesField, v)
 		}
 	}
 	var out []Record

@@ -89,6 +89,10 @@ type Options struct {
 	SessionField string
 	// TimeLayouts are Go time layouts tried before the built-in ones (ParseTime).
 	TimeLayouts []string
+	// SupersedesField, for BEIR records: the metadata field listing the ids of the documents
+	// the memory supersedes (Memory.Supersedes); ValidFromField the one holding when it
+	// starts to hold (Memory.ValidFrom).
+	SupersedesField, ValidFromField string
 }
 
 // Parse reads one line of file in format f. The line must be valid UTF-8 (JSON decoding

@@ -28,19 +28,22 @@ type datasetFlags struct {
 	timeLayout   string
 	sessionField string
 	queryTime    string
-	noExtract    bool
-	bm25Postings int
-	bm25K1       float64
-	bm25B        float64
-	weights      string
-	rrfK         float64
-	engine       cli.EngineFlags // the embedder, profile, settings file, --set and learned order
-	summarize    string          // groupings to summarize after ingest ("session", "community", both comma-separated)
-	summaryCap   int             // a summary's token cap
-	altitude     string
-	with         string // a second data set spread over this one's scopes (eval.Mix)
-	withSplit    string
-	set          map[string]bool // the flags given
+	// supersedesField and validFromField map a document's supersessions and validity start;
+	// asOfField a query's as_of (issue 35's knowledge-update data, aizk-eval updates).
+	supersedesField, validFromField, asOfField string
+	noExtract                                  bool
+	bm25Postings                               int
+	bm25K1                                     float64
+	bm25B                                      float64
+	weights                                    string
+	rrfK                                       float64
+	engine                                     cli.EngineFlags // the embedder, profile, settings file, --set and learned order
+	summarize                                  string          // groupings to summarize after ingest ("session", "community", both comma-separated)
+	summaryCap                                 int             // a summary's token cap
+	altitude                                   string
+	with                                       string // a second data set spread over this one's scopes (eval.Mix)
+	withSplit                                  string
+	set                                        map[string]bool // the flags given
 }
 
 // visit notes which flags fs was given, after parsing.
@@ -131,6 +134,9 @@ func (d datasetFlags) dbName(ds *eval.Dataset) (string, error) {
 	// The schema and the embedder change what is stored as much as the mapping does.
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v\x00%s\x00%s\x00%s\x00%s", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract,
 		d.sessionField, d.timeLayout, migrations.Hash(), emb)
+	if d.supersedesField != "" || d.validFromField != "" { // without them the name is as before
+		fmt.Fprintf(h, "\x00validity %s %s", d.supersedesField, d.validFromField)
+	}
 	if d.summarize != "" { // summaries change what is stored; without them the name is as before
 		fmt.Fprintf(h, "\x00summaries 2 %s %d", d.summarize, d.summaryCap) // 2: the summarizer skips repeats and isolated sentences
 	}
@@ -159,6 +165,9 @@ func (m *Main) datasetFlags(fs *flag.FlagSet, d *datasetFlags) {
 	fs.StringVar(&d.timeLayout, "time-layout", "", `Go time layout of --time-field's values, tried first (e.g. "3:04 pm on 2 January, 2006"; built-in layouts follow)`)
 	fs.StringVar(&d.queryTime, "query-time-field", "", "query metadata field holding when the question is asked (relative times in it are read from there; default: now)")
 	fs.StringVar(&d.sessionField, "session-field", "", "metadata field naming each document's session: its source, in which documents are ordered as in the corpus")
+	fs.StringVar(&d.supersedesField, "supersedes-field", "", "metadata field listing the ids of the documents each document supersedes")
+	fs.StringVar(&d.validFromField, "valid-from-field", "", "metadata field holding when each document starts to hold")
+	fs.StringVar(&d.asOfField, "as-of-field", "", "query metadata field holding the time the question asks about (Options.AsOf; default: now)")
 	fs.BoolVar(&d.noExtract, "no-extract", false, "do not extract entity names from the corpus")
 	fs.IntVar(&d.bm25Postings, "bm25-postings", statement.DefaultSettings().BM25Postings, "postings read per query term (0: all)")
 	fs.Float64Var(&d.bm25K1, "bm25-k1", statement.DefaultSettings().BM25K1, "BM25 term-frequency saturation k1")

@@ -47,7 +47,7 @@ func setName(dir string) string { return filepath.Base(filepath.Clean(dir)) }
 // mapped are the metadata fields the mapping reads besides the scope: a mixed-in set's
 // records lose them.
 func (d datasetFlags) mapped() []string {
-	return []string{d.speakerField, d.timeField, d.sessionField, d.queryTime}
+	return []string{d.speakerField, d.timeField, d.sessionField, d.queryTime, d.supersedesField, d.validFromField, d.asOfField}
 }
 
 // openLoaded opens (or creates and ingests) the database of a loaded data set, as
@@ -118,7 +118,8 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 		byScope[sc] = append(byScope[sc], doc)
 	}
 	done := 0
-	opts := records.Options{SpeakerField: d.speakerField, TimeField: d.timeField, SessionField: d.sessionField, TimeLayouts: d.layouts()}
+	opts := records.Options{SpeakerField: d.speakerField, TimeField: d.timeField, SessionField: d.sessionField, TimeLayouts: d.layouts(),
+		SupersedesField: d.supersedesField, ValidFromField: d.validFromField}
 	for _, sc := range order {
 		docs := byScope[sc]
 		var seq records.Sequencer // places count per source, and sources are per scope

@@ -26,12 +26,13 @@ type Main struct{ cli.Env }
 // Run runs one subcommand and returns the exit status.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	return cli.Run(ctx, m.Env, "aizk-eval", map[string]cli.Command{
-		"trace":  {Summary: "one recall laid open: every lane, the fused order, the pack decisions, timings", Run: m.trace},
-		"bench":  {Summary: "the plan study on a BEIR-format dataset: metrics, latency, significance", Run: m.bench},
-		"plans":  {Summary: "the ablation table (maximal, each lane alone, maximal minus each lane)", Run: m.plans},
-		"tune":   {Summary: "fit the fusion (rrf_k, lane weights) to a split's judged queries; writes a settings file", Run: m.tune},
-		"mix":    {Summary: "kinds of memory in one scope: each set's headline metric alone and in the mix", Run: m.mix},
-		"order":  {Summary: "fit the learned order (weights and boosted trees over each candidate's features) to traces, by folds; writes a model file", Run: m.order},
-		"traces": {Summary: "write every judged query's trace to a file, for tune --traces", Run: m.tracesCmd},
+		"trace":   {Summary: "one recall laid open: every lane, the fused order, the pack decisions, timings", Run: m.trace},
+		"bench":   {Summary: "the plan study on a BEIR-format dataset: metrics, latency, significance", Run: m.bench},
+		"plans":   {Summary: "the ablation table (maximal, each lane alone, maximal minus each lane)", Run: m.plans},
+		"tune":    {Summary: "fit the fusion (rrf_k, lane weights) to a split's judged queries; writes a settings file", Run: m.tune},
+		"mix":     {Summary: "kinds of memory in one scope: each set's headline metric alone and in the mix", Run: m.mix},
+		"order":   {Summary: "fit the learned order (weights and boosted trees over each candidate's features) to traces, by folds; writes a model file", Run: m.order},
+		"traces":  {Summary: "write every judged query's trace to a file, for tune --traces", Run: m.tracesCmd},
+		"updates": {Summary: "write the knowledge-update data set (people who move and change jobs; current and past questions)", Run: m.updates},
 	}, args)
 }

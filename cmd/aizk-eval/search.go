@@ -30,6 +30,15 @@ func (d datasetFlags) options(q eval.Query) (*recall.Options, error) {
 			opts.Now = t
 		}
 	}
+	if d.asOfField != "" {
+		if v, ok := q.Meta[d.asOfField].(string); ok {
+			t, err := records.ParseTime(v, d.layouts()...)
+			if err != nil {
+				return nil, fmt.Errorf("query %s: %s: %w", q.ID, d.asOfField, err)
+			}
+			opts.AsOf = t
+		}
+	}
 	return opts, nil
 }
 
