@@ -157,7 +157,7 @@ func (d datasetFlags) docScope(meta map[string]any) (string, error) {
 
 func (m *Main) datasetFlags(fs *flag.FlagSet, d *datasetFlags) {
 	d.engine.Register(fs)
-	fs.StringVar(&d.dir, "dataset", "", "BEIR-format directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
+	fs.StringVar(&d.dir, "dataset", "", "BEIR-format directory (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), or a LongMemEval JSON file")
 	fs.StringVar(&d.split, "split", "test", "qrels split to run")
 	fs.StringVar(&d.scopeField, "scope-field", "", "metadata field naming each document's and query's scope")
 	fs.StringVar(&d.speakerField, "speaker-field", "", "metadata field naming the speaker (an entity, and the asking user's label)")

@@ -27,14 +27,14 @@ func (m *Main) openDataset(ctx context.Context, d datasetFlags) (*eval.Dataset, 
 
 // load reads --dataset, mixed with --with when it is given.
 func (d datasetFlags) load() (*eval.Dataset, error) {
-	a, err := eval.LoadBEIR(d.dir, d.split)
+	a, err := eval.Load(d.dir, d.split)
 	if err != nil || d.with == "" {
 		return a, err
 	}
 	if d.scopeField == "" {
 		return nil, fmt.Errorf("%w: --with needs --scope-field: its documents are spread over the scopes it names", cli.ErrUsage)
 	}
-	b, err := eval.LoadBEIR(d.with, d.withSplit)
+	b, err := eval.Load(d.with, d.withSplit)
 	if err != nil {
 		return nil, err
 	}

@@ -61,11 +61,11 @@ func (m *Main) mix(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: --plans: %v", cli.ErrUsage, err)
 	}
-	a, err := eval.LoadBEIR(d.dir, d.split)
+	a, err := eval.Load(d.dir, d.split)
 	if err != nil {
 		return err
 	}
-	b, err := eval.LoadBEIR(d.with, d.withSplit)
+	b, err := eval.Load(d.with, d.withSplit)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -96,5 +99,36 @@ func TestUpdatesData(t *testing.T) {
 		if pos != 1 || neg < 1 || pos+neg != len(ids) {
 			t.Fatalf("%s: %d right, %d stale of %d statements", q.ID, pos, neg, len(ids))
 		}
+	}
+}
+
+// TestBenchLongMemEval: a LongMemEval JSON file is a data set for every dataset command: the
+// fixture's two judged questions are asked, each in its own haystack, and the turn marked as
+// the answer is found.
+func TestBenchLongMemEval(t *testing.T) {
+	t.Parallel()
+	url := adminURL(t)
+	js := filepath.Join(t.TempDir(), "out.json")
+	_, errOut, code := run(t, url, "bench", "--dataset", "../../eval/testdata/longmemeval.json", "--scope-field", "conv",
+		"--speaker-field", "speaker", "--time-field", "date", "--session-field", "session", "--query-time-field", "question_date",
+		"--plans", "maximal", "--metric", "recall@10", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Queries int `json:"queries"`
+		Plans   []struct {
+			Metrics map[string]float64 `json:"metrics"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Queries != 2 || len(rep.Plans) != 1 || rep.Plans[0].Metrics["recall@10"] != 1 {
+		t.Fatalf("report: %s", b)
 	}
 }
