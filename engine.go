@@ -74,6 +74,11 @@ type Config struct {
 
 	// Now returns the current time (nil: time.Now); tests pin it.
 	Now func() time.Time
+	// FunctionalPredicates are the relation predicates that hold one value at a time for a
+	// subject (lives_in, works_at): a written relation of one, with an evidence memory,
+	// supersedes the evidence memories of the subject's relations of that predicate to other
+	// objects (nil: none). Relations themselves stay in the graph.
+	FunctionalPredicates []string
 }
 
 // Engine answers recalls. It is safe for concurrent use; build one per database.
@@ -223,7 +228,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	e := &Engine{cfg: cfg, recorder: access.New(cfg.AccessPool, cfg.AccessTimeout), writer: &write.Writer{Pool: cfg.Pool, Embedder: cfg.Embedder}}
+	e := &Engine{cfg: cfg, recorder: access.New(cfg.AccessPool, cfg.AccessTimeout), writer: &write.Writer{Pool: cfg.Pool, Embedder: cfg.Embedder, Functional: cfg.FunctionalPredicates}}
 	prof, err := ProfileFor(cfg.Profile, cfg.Embedder)
 	if err != nil {
 		return nil, err

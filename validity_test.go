@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
 // TestValidity: a recall as of a time packs exactly the memories that hold then by the rule
@@ -244,6 +246,81 @@ func TestSupersede(t *testing.T) {
 	for id, w := range why {
 		if m, ok := marked[id]; !ok || m != w {
 			t.Errorf("marking: %s packed %v, stale %q, want %q", id, ok, m, w)
+		}
+	}
+}
+
+// TestFunctionalPredicates: with lives_in functional, a relation written later for the same
+// subject and another object supersedes the evidence of the earlier ones from the new
+// evidence's time; recall answers accordingly now and before. A predicate that is not
+// functional, another subject, and evidence older than the current one (history written
+// out of order) supersede nothing.
+func TestFunctionalPredicates(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	emb, err := embed.NewHashing(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, Now: func() time.Time { return now },
+		FunctionalPredicates: []string{"lives_in"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := func(d int) *time.Time { v := now.AddDate(0, 0, d); return &v }
+	ents := []recall.Entity{{ID: "ana", Name: "Ana Lima"}, {ID: "bo", Name: "Bo Chen"}, {ID: "lisbon", Name: "Lisbon"},
+		{ID: "berlin", Name: "Berlin"}, {ID: "porto", Name: "Porto"}, {ID: "tea", Name: "green tea"}}
+	write := func(id, text string, at *time.Time, rels ...recall.Relation) recall.WriteResult {
+		t.Helper()
+		for i := range rels {
+			rels[i].Memory = id
+		}
+		res, err := e.Write(ctx, member, recall.Batch{Entities: ents, Relations: rels,
+			Memories: []recall.Memory{{ID: id, Text: text, OccurredStart: at}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	write("m1", "Ana Lima lives in Lisbon, by the river.", day(-300), recall.Relation{From: "ana", To: "lisbon", Predicate: "lives_in"})
+	write("b1", "Bo Chen lives in Lisbon too.", day(-290), recall.Relation{From: "bo", To: "lisbon", Predicate: "lives_in"})
+	write("t1", "Ana Lima likes green tea.", day(-280), recall.Relation{From: "ana", To: "tea", Predicate: "likes"})
+	if res := write("m2", "Ana Lima lives in Berlin now.", day(-100), recall.Relation{From: "ana", To: "berlin", Predicate: "lives_in"}); res.Superseded != 1 {
+		t.Fatalf("m2 superseded %d memories, want 1 (m1)", res.Superseded)
+	}
+	// Out of order: a stay in Porto before Berlin supersedes nothing of Berlin's.
+	if res := write("m0", "Ana Lima lived in Porto for a while.", day(-200), recall.Relation{From: "ana", To: "porto", Predicate: "lives_in"}); res.Superseded != 0 {
+		t.Fatalf("m0, older than m2, superseded %d memories", res.Superseded)
+	}
+	superseded := func(id string) string {
+		var by string
+		if err := db.Owner.QueryRow(ctx, `SELECT coalesce(b.external_id, '') FROM recall.memories m
+			LEFT JOIN recall.memories b ON b.id = m.superseded_by WHERE m.external_id = $1`, id).Scan(&by); err != nil {
+			t.Fatal(err)
+		}
+		return by
+	}
+	for id, want := range map[string]string{"m1": "m2", "b1": "", "t1": "", "m2": "", "m0": ""} {
+		if got := superseded(id); got != want {
+			t.Errorf("%s superseded by %q, want %q", id, got, want)
+		}
+	}
+	for _, c := range []struct {
+		asOf        *time.Time
+		want, never string
+	}{{nil, "m2", "m1"}, {day(-150), "m1", ""}} { // m2 has no valid_from: it holds before it too
+		var opts *recall.Options
+		if c.asOf != nil {
+			opts = &recall.Options{AsOf: *c.asOf}
+		}
+		p, err := e.Recall(ctx, member, "Where does Ana Lima live?", 100000, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := p.IDs()
+		if !slices.Contains(ids, c.want) || (c.never != "" && slices.Contains(ids, c.never)) {
+			t.Errorf("as of %v: %v, want %s and never %s", c.asOf, ids, c.want, c.never)
 		}
 	}
 }

@@ -52,6 +52,13 @@ func (t *txn) writeLinks(b Batch, _ [][]float32) error {
 			return err
 		}
 		t.res.Relations = int(tag.RowsAffected())
+		if len(t.functional) > 0 {
+			tag, err := t.tx.Exec(t.ctx, statementText("functional"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{relationRows}, "functional": t.functional})
+			if err != nil {
+				return err
+			}
+			t.res.Superseded += int(tag.RowsAffected())
+		}
 	}
 	return nil
 }

@@ -23,6 +23,10 @@ import (
 type Writer struct {
 	Pool     *pgxpool.Pool
 	Embedder embed.Embedder
+	// Functional are the predicates that hold one value at a time for a subject (lives_in,
+	// works_at): a relation of one, written with an evidence memory, supersedes the evidence
+	// of the subject's relations to other objects (sql/write/functional.sql).
+	Functional []string
 }
 
 func statementText(name string) string {
@@ -58,7 +62,7 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 		if err := scope.Apply(ctx, tx, read, write, scope.Setting{Name: "pg_trgm.similarity_threshold", Value: "0.8"}); err != nil {
 			return err
 		}
-		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res}
+		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res, functional: w.Functional}
 		if err := t.write(w.Embedder.Dim(), b, vecs); err != nil {
 			return err
 		}
@@ -98,6 +102,7 @@ type txn struct {
 	res    *Result
 
 	sources, memories, entities map[string]int64
+	functional                  []string // Writer.Functional
 }
 
 type idRow struct {

@@ -134,6 +134,9 @@ func (d datasetFlags) dbName(ds *eval.Dataset) (string, error) {
 	// The schema and the embedder change what is stored as much as the mapping does.
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s\x00%v\x00%s\x00%s\x00%s\x00%s", loadVersion, d.scopeField, d.speakerField, d.timeField, d.noExtract,
 		d.sessionField, d.timeLayout, migrations.Hash(), emb)
+	if f := d.engine.FunctionalPredicates(); len(f) > 0 { // without them the name is as before
+		fmt.Fprintf(h, "\x00functional %v", f)
+	}
 	if d.supersedesField != "" || d.validFromField != "" { // without them the name is as before
 		fmt.Fprintf(h, "\x00validity %s %s", d.supersedesField, d.validFromField)
 	}

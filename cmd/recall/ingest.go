@@ -58,7 +58,7 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 		return err
 	}
 	defer c.Close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, Embedder: emb})
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, Embedder: emb, FunctionalPredicates: ef.FunctionalPredicates()})
 	if err != nil {
 		return err
 	}

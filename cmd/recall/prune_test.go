@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -131,5 +132,34 @@ func TestIngestDuplicates(t *testing.T) {
 	if code := c.run("ingest", writeFile(t, "c.jsonl", again), "--format", "native", "--scope", "team", "--duplicates", "merge"); code == 0 ||
 		!strings.Contains(c.err.String(), "duplicates") {
 		t.Fatalf("--duplicates merge: exit %d: %s", code, c.err.String())
+	}
+}
+
+// TestIngestFunctional: recall ingest --functional lives_in: a later relation of the
+// subject's supersedes the earlier one's evidence, and query answers with the later.
+func TestIngestFunctional(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	lines := `{"type": "entity", "id": "ana", "name": "Ana Lima"}
+{"type": "entity", "id": "lisbon", "name": "Lisbon"}
+{"type": "entity", "id": "berlin", "name": "Berlin"}
+{"type": "memory", "id": "h1", "text": "Ana Lima lives in Lisbon.", "occurred_start": "2022-01-01"}
+{"type": "relation", "from": "ana", "to": "lisbon", "predicate": "lives_in", "memory": "h1"}
+`
+	later := `{"type": "entity", "id": "ana", "name": "Ana Lima"}
+{"type": "entity", "id": "berlin", "name": "Berlin"}
+{"type": "memory", "id": "h2", "text": "Ana Lima lives in Berlin now.", "occurred_start": "2024-01-01"}
+{"type": "relation", "from": "ana", "to": "berlin", "predicate": "lives_in", "memory": "h2"}
+`
+	for i, f := range []string{lines, later} {
+		if code := c.run("ingest", writeFile(t, fmt.Sprintf("h%d.jsonl", i), f), "--format", "native", "--scope", "team", "--functional", "lives_in, works_at"); code != 0 {
+			t.Fatalf("ingest %d: exit %d: %s", i, code, c.err.String())
+		}
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories m JOIN recall.memories b ON b.id = m.superseded_by WHERE m.external_id = 'h1' AND b.external_id = 'h2'`); n != 1 {
+		t.Fatal("h1 is not superseded by h2")
+	}
+	if code := c.run("query", "Where does Ana Lima live?", "--scope", "team"); code != 0 || !strings.Contains(c.out.String(), "Berlin") || strings.Contains(c.out.String(), "Lisbon.") {
+		t.Fatalf("query: exit %d: %s", code, c.out.String())
 	}
 }

@@ -26,6 +26,9 @@ type EngineFlags struct {
 	EmbedURL, EmbedModel, EmbedKeyEnv string
 	EmbedDim                          int
 	EmbedONNX                         string
+	// Functional are the functional relation predicates (recall.Config.FunctionalPredicates),
+	// comma-separated.
+	Functional string
 }
 
 // setFlags collects repeated --set name=value.
@@ -46,6 +49,7 @@ func (f *EngineFlags) Register(fs *flag.FlagSet) {
 // RegisterEmbedder adds the embedder's flags alone, for commands that write memories
 // (their embeddings must come from the embedder recalls use).
 func (f *EngineFlags) RegisterEmbedder(fs *flag.FlagSet) {
+	fs.StringVar(&f.Functional, "functional", "", "relation predicates that hold one value at a time for a subject, comma-separated (e.g. lives_in,works_at): a newer one supersedes the older one's evidence")
 	fs.StringVar(&f.EmbedURL, "embed-url", "", "an OpenAI-compatible embeddings server's base URL, e.g. http://localhost:11434/v1 (default: the built-in hashing embedder)")
 	fs.StringVar(&f.EmbedModel, "embed-model", "", "with --embed-url: the model name")
 	fs.IntVar(&f.EmbedDim, "embed-dim", 0, "with --embed-url: the model's dimension")
@@ -79,7 +83,7 @@ func (f *EngineFlags) Config(ctx context.Context, getenv func(string) string) (r
 	if err != nil {
 		return cfg, err
 	}
-	cfg.Embedder, cfg.Profile = emb, f.Profile
+	cfg.Embedder, cfg.Profile, cfg.FunctionalPredicates = emb, f.Profile, f.FunctionalPredicates()
 	prof, err := recall.ProfileFor(f.Profile, emb)
 	if err != nil {
 		return cfg, fmt.Errorf("%w: --profile: %v", ErrUsage, err)
@@ -135,4 +139,15 @@ func applySets(s statement.Settings, sets []string) (statement.Settings, error) 
 		}
 	}
 	return s, s.Validate()
+}
+
+// FunctionalPredicates are --functional's predicates (nil: none).
+func (f *EngineFlags) FunctionalPredicates() []string {
+	var out []string
+	for _, p := range strings.Split(f.Functional, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
