@@ -126,7 +126,7 @@ func (e *Engine) Supersede(ctx context.Context, user User, scopes []string, by s
 	if err != nil {
 		return 0, err
 	}
-	n, err := e.writer.Supersede(ctx, who.read, who.write, scopes, by, olds, at)
+	n, err := e.writer.Supersede(ctx, who.read, who.write, scopes, by, olds, at, "")
 	span.SetAttributes(attribute.Int("recall.superseded", n))
 	if err == nil && n > 0 {
 		e.noteWrite(ctx, user)

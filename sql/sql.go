@@ -179,3 +179,9 @@ var CitusDistribute string
 //
 //go:embed engine/bm25_flush.sql
 var BM25Flush string
+
+// ConsolidateGroups is what recall consolidate asks a model about: each entity's memories
+// of a scope set, oldest first, read as the caller.
+//
+//go:embed read/consolidate_groups.sql
+var ConsolidateGroups string

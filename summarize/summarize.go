@@ -301,6 +301,21 @@ type chatResponse struct {
 func (c *Chat) Summarize(ctx context.Context, texts []string, maxTokens int) (string, error) {
 	prompt := fmt.Sprintf("Summarize these %d notes of one conversation or document in at most %d words. "+
 		"Keep names, dates and facts; write only the summary.\n\n%s", len(texts), max(1, maxTokens/2), strings.Join(texts, "\n"))
+	s, err := c.ask(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	switch n := c.cfg.Tokens.Count(s); {
+	case s == "":
+		return "", c.client.Malformed("an empty summary")
+	case n > maxTokens:
+		return "", c.client.Malformed("a summary of %d tokens, the cap is %d", n, maxTokens)
+	}
+	return s, nil
+}
+
+// ask sends one prompt at temperature 0 and returns the answer's text, trimmed.
+func (c *Chat) ask(ctx context.Context, prompt string) (string, error) {
 	in := chatRequest{Model: c.cfg.Model, Messages: []chatMessage{{Role: "user", Content: prompt}}}
 	var out chatResponse
 	url := strings.TrimRight(c.cfg.BaseURL, "/") + "/chat/completions"
@@ -310,12 +325,37 @@ func (c *Chat) Summarize(ctx context.Context, texts []string, maxTokens int) (st
 	if len(out.Choices) == 0 {
 		return "", c.client.Malformed("no choices")
 	}
-	s := strings.TrimSpace(out.Choices[0].Message.Content)
-	switch n := c.cfg.Tokens.Count(s); {
-	case s == "":
-		return "", c.client.Malformed("an empty summary")
-	case n > maxTokens:
-		return "", c.client.Malformed("a summary of %d tokens, the cap is %d", n, maxTokens)
+	return strings.TrimSpace(out.Choices[0].Message.Content), nil
+}
+
+// Supersessions asks the model which of the numbered statements about one subject (oldest
+// first) a later statement replaces, and returns its answer's "OLD -> NEW" lines as 0-based
+// pairs. A line it cannot read, a number out of range, or a statement said to replace itself
+// or a later one is counted in bad, never guessed at; "none" is no pair.
+func (c *Chat) Supersessions(ctx context.Context, about string, statements []string) (pairs [][2]int, bad int, err error) {
+	var b strings.Builder
+	for i, s := range statements {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, strings.ReplaceAll(s, "\n", " "))
 	}
-	return s, nil
+	prompt := fmt.Sprintf("These statements about %s are in the order they were made. Which of them are no longer true "+
+		"because a later statement replaces them (a new address, job, plan or value of the same thing)? Answer one line per "+
+		"replaced statement as OLD -> NEW with their numbers, or the word none. Do not list statements that are still true.\n\n%s",
+		about, b.String())
+	answer, err := c.ask(ctx, prompt)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, line := range strings.Split(answer, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.EqualFold(strings.Trim(line, "."), "none") {
+			continue
+		}
+		var o, n int
+		if _, err := fmt.Sscanf(line, "%d -> %d", &o, &n); err != nil || o < 1 || n < 1 || o > len(statements) || n > len(statements) || n <= o {
+			bad++
+			continue
+		}
+		pairs = append(pairs, [2]int{o - 1, n - 1})
+	}
+	return pairs, bad, nil
 }

@@ -17,8 +17,9 @@ import (
 // valid_from, else its occurred_start, else the write's time), in one transaction, as a
 // batch's Memory.Supersedes does for a memory it writes. It returns how many it marked. An
 // id that is not a stored memory of the scope set, by among olds, or no olds, is refused
-// with an *Error naming the field.
-func (w *Writer) Supersede(ctx context.Context, read, write, scopes []string, by string, olds []string, at *time.Time) (int, error) {
+// with an *Error naming the field. A note, when not empty, says who proposed it (kept in
+// each old memory's metadata as superseded_note).
+func (w *Writer) Supersede(ctx context.Context, read, write, scopes []string, by string, olds []string, at *time.Time, note string) (int, error) {
 	sc, err := Scopes(write, scopes)
 	if err != nil {
 		return 0, err
@@ -57,7 +58,7 @@ func (w *Writer) Supersede(ctx context.Context, read, write, scopes []string, by
 		for i, id := range olds {
 			rows[i] = map[string]any{"old": ids[id], "by": ids[by], "at": at}
 		}
-		tag, err := tx.Exec(ctx, statementText("supersede"), pgx.NamedArgs{"scopes": sc, "rows": jsonRows{rows}})
+		tag, err := tx.Exec(ctx, statementText("supersede"), pgx.NamedArgs{"scopes": sc, "rows": jsonRows{rows}, "note": note})
 		if err != nil {
 			return err
 		}

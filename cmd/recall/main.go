@@ -48,18 +48,19 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 
 func (m *Main) run(ctx context.Context, args []string) int {
 	return cli.Run(ctx, m.Env, "recall", map[string]cli.Command{
-		"models":    {Summary: "fetch an ONNX model from a Hugging Face style hub (models pull NAME --dir DIR)", Run: m.models},
-		"db":        {Summary: "the embedded database: start, stop, status, url", Run: m.db},
-		"migrate":   {Summary: "apply or roll back the schema migrations: up, down, status", Run: m.migrate},
-		"ingest":    {Summary: "load JSONL files: native records, a BEIR corpus, conversation turns", Run: m.ingest},
-		"query":     {Summary: "recall evidence for a question within a token budget", Run: m.query},
-		"prune":     {Summary: "delete a scope set's expired memories (prune --scope S)", Run: m.prune},
-		"supersede": {Summary: "mark stored memories as replaced by a newer one (supersede --scope S NEW OLD...)", Run: m.supersede},
-		"summarize": {Summary: "build the summaries of a scope by session and entity community (summarize --scope S)", Run: m.summarize},
-		"serve":     {Summary: "serve the HTTP API and MCP (/mcp) to holders of API keys", Run: m.serve},
-		"mcp":       {Summary: "serve MCP over stdio as the key in RECALL_API_KEY", Run: m.mcp},
-		"keys":      {Summary: "API keys: create, list, revoke", Run: m.keysCmd},
-		"demo":      {Summary: "load a small demo corpus (once) and answer a few questions", Run: m.demo},
-		"version":   {Summary: "the version, the commit built from, and the schema it migrates to", Run: m.versionCmd},
+		"models":      {Summary: "fetch an ONNX model from a Hugging Face style hub (models pull NAME --dir DIR)", Run: m.models},
+		"db":          {Summary: "the embedded database: start, stop, status, url", Run: m.db},
+		"migrate":     {Summary: "apply or roll back the schema migrations: up, down, status", Run: m.migrate},
+		"ingest":      {Summary: "load JSONL files: native records, a BEIR corpus, conversation turns", Run: m.ingest},
+		"query":       {Summary: "recall evidence for a question within a token budget", Run: m.query},
+		"prune":       {Summary: "delete a scope set's expired memories (prune --scope S)", Run: m.prune},
+		"consolidate": {Summary: "ask a chat model which memories a later one replaces, and mark them (consolidate --scope S --chat-url URL --chat-model M)", Run: m.consolidate},
+		"supersede":   {Summary: "mark stored memories as replaced by a newer one (supersede --scope S NEW OLD...)", Run: m.supersede},
+		"summarize":   {Summary: "build the summaries of a scope by session and entity community (summarize --scope S)", Run: m.summarize},
+		"serve":       {Summary: "serve the HTTP API and MCP (/mcp) to holders of API keys", Run: m.serve},
+		"mcp":         {Summary: "serve MCP over stdio as the key in RECALL_API_KEY", Run: m.mcp},
+		"keys":        {Summary: "API keys: create, list, revoke", Run: m.keysCmd},
+		"demo":        {Summary: "load a small demo corpus (once) and answer a few questions", Run: m.demo},
+		"version":     {Summary: "the version, the commit built from, and the schema it migrates to", Run: m.versionCmd},
 	}, args)
 }

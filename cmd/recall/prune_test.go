@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -161,5 +164,34 @@ func TestIngestFunctional(t *testing.T) {
 	}
 	if code := c.run("query", "Where does Ana Lima live?", "--scope", "team"); code != 0 || !strings.Contains(c.out.String(), "Berlin") || strings.Contains(c.out.String(), "Lisbon.") {
 		t.Fatalf("query: exit %d: %s", code, c.out.String())
+	}
+}
+
+// TestConsolidateCommand: recall consolidate refuses to run without a chat model (nothing is
+// guessed), and with one (a server on loopback answering "1 -> 2") marks the older statement
+// about an entity superseded by the newer and says so.
+func TestConsolidateCommand(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	lines := `{"type": "entity", "id": "ana", "name": "Ana Lima", "kind": "person"}
+{"type": "memory", "id": "k1", "text": "Ana Lima works at the harbour.", "occurred_start": "2022-01-01", "entities": ["ana"]}
+{"type": "memory", "id": "k2", "text": "Ana Lima works at the ferry company now.", "occurred_start": "2024-01-01", "entities": ["ana"]}
+`
+	if code := c.run("ingest", writeFile(t, "k.jsonl", lines), "--format", "native", "--scope", "team", "--no-extract"); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, c.err.String())
+	}
+	if code := c.run("consolidate", "--scope", "team"); code != 2 || !strings.Contains(c.err.String(), "nothing is guessed") {
+		t.Fatalf("without a model: exit %d: %s", code, c.err.String())
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"choices": [{"message": {"role": "assistant", "content": "1 -> 2"}}]}`)
+	}))
+	defer srv.Close()
+	if code := c.run("consolidate", "--scope", "team", "--chat-url", srv.URL+"/v1", "--chat-model", "m"); code != 0 ||
+		!strings.Contains(c.out.String(), "Ana Lima: k1 superseded by k2") || !strings.Contains(c.out.String(), "superseded 1 memories") {
+		t.Fatalf("consolidate: exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories m JOIN recall.memories b ON b.id = m.superseded_by WHERE m.external_id = 'k1' AND b.external_id = 'k2'`); n != 1 {
+		t.Fatal("k1 is not superseded by k2")
 	}
 }
