@@ -53,6 +53,10 @@ type MemoryInput struct {
 	Tags    []string `json:"tags,omitempty" jsonschema:"optional: tags to filter by later"`
 	// ExpiresAt, as on the write types: recall leaves the memory out from then on.
 	ExpiresAt *time.Time `json:"expires_at,omitempty" jsonschema:"optional: when it stops being true or useful (RFC 3339); from then on it is never recalled"`
+	// ValidFrom, ValidUntil and Supersedes, as on the write types.
+	ValidFrom  *time.Time `json:"valid_from,omitempty" jsonschema:"optional: when it starts to hold (RFC 3339)"`
+	ValidUntil *time.Time `json:"valid_until,omitempty" jsonschema:"optional: when it stops holding (RFC 3339)"`
+	Supersedes []string   `json:"supersedes,omitempty" jsonschema:"optional: ids of stored memories (or of this call's) it replaces, as recall_supersede does: search then returns this one instead"`
 }
 
 // ForgetInput is the forget tool's input.
@@ -307,7 +311,8 @@ func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in 
 			_, _ = rand.Read(b)
 			id = "mem-" + hex.EncodeToString(b)
 		}
-		w.Memories = append(w.Memories, recall.Memory{ID: id, Text: m.Text, Speaker: m.Speaker, Tags: m.Tags, ExpiresAt: m.ExpiresAt})
+		w.Memories = append(w.Memories, recall.Memory{ID: id, Text: m.Text, Speaker: m.Speaker, Tags: m.Tags, ExpiresAt: m.ExpiresAt,
+			ValidFrom: m.ValidFrom, ValidUntil: m.ValidUntil, Supersedes: m.Supersedes})
 		out.IDs = append(out.IDs, id)
 	}
 	return s.toolWriteLike(ctx, req, in.Scopes, func(ctx context.Context, u recall.User) (string, any, error) {

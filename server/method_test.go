@@ -183,6 +183,16 @@ func TestSupersedeRoutes(t *testing.T) {
 	if res.IsError || !strings.Contains(resultText(res), "marked 1") {
 		t.Fatalf("MCP supersede: %s", resultText(res))
 	}
+	// recall_remember takes the validity and the supersession with the memory.
+	res = mcpCall(t, w, w.keys["ana"], server.ToolRemember, map[string]any{"memories": []map[string]any{
+		{"id": "pet-1", "text": "Ana's pet is a grey cat named Ash.", "valid_from": "2020-01-01T00:00:00Z"},
+		{"id": "pet-2", "text": "Ana's pet is now a beagle named Rex.", "valid_from": "2024-02-01T00:00:00Z", "supersedes": []string{"pet-1"}},
+	}})
+	var out server.RememberOutput
+	structured(t, res, &out)
+	if out.Superseded != 1 {
+		t.Fatalf("MCP remember with supersedes: %s", resultText(res))
+	}
 	for _, c := range []struct {
 		query, asOf, want, never string
 	}{
@@ -190,6 +200,8 @@ func TestSupersedeRoutes(t *testing.T) {
 		{"Where is Ana's desk?", "2022-01-01T00:00:00Z", "floor 2", "floor 5"},
 		{"How does Ana get to work?", "", "cycles", "drives a red van"},
 		{"How does Ana get to work?", "2023-01-01T00:00:00Z", "drives a red van", "cycles"},
+		{"What pet does Ana have?", "", "beagle", "grey cat"},
+		{"What pet does Ana have?", "2022-01-01T00:00:00Z", "grey cat", "beagle"},
 	} {
 		req := map[string]any{"query": c.query, "budget": 2000}
 		if c.asOf != "" {
