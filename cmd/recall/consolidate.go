@@ -41,15 +41,11 @@ func (m *Main) consolidate(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
-	c, err := m.Connect(ctx, true)
+	e, done, err := m.maintenance(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true})
-	if err != nil {
-		return err
-	}
+	defer done()
 	user := recall.User{ID: "consolidate", Read: []string{*scope}, Write: []string{*scope}}
 	res, err := e.Consolidate(ctx, user, recall.ConsolidateOptions{Scopes: []string{*scope}, Model: chat, MaxGroup: *group, DryRun: *dryRun})
 	if errors.Is(err, recall.ErrNoModel) {

@@ -60,15 +60,11 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: demo takes no arguments", cli.ErrUsage)
 	}
 	start := time.Now()
-	c, err := m.Connect(ctx, true)
+	e, done, err := m.maintenance(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true})
-	if err != nil {
-		return err
-	}
+	defer done()
 	user := recall.User{ID: "demo", Read: []string{demoScope}, Write: []string{demoScope}}
 	// The marker names the corpus and the version of how it is loaded (entity extraction):
 	// either changing reloads it.

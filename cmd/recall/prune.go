@@ -37,15 +37,11 @@ func (m *Main) prune(ctx context.Context, args []string) error {
 			return fmt.Errorf("%w: --at: %v", cli.ErrUsage, err)
 		}
 	}
-	c, err := m.Connect(ctx, true)
+	e, done, err := m.maintenance(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true})
-	if err != nil {
-		return err
-	}
+	defer done()
 	scopes := strings.Split(*scope, ",")
 	user := recall.User{ID: "prune", Read: scopes, Write: scopes}
 	n, err := e.Prune(ctx, user, scopes, now)
@@ -54,4 +50,20 @@ func (m *Main) prune(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(m.Stdout, "scope set %s: %d expired memories deleted\n", *scope, n)
 	return nil
+}
+
+// maintenance connects to the configured database and opens an engine that records no
+// access, for the commands that change memories (prune, supersede, consolidate, demo); done
+// closes the connection.
+func (m *Main) maintenance(ctx context.Context) (_ *recall.Engine, done func(), err error) {
+	c, err := m.Connect(ctx, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true})
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return e, c.Close, nil
 }

@@ -40,15 +40,11 @@ func (m *Main) supersede(ctx context.Context, args []string) error {
 		}
 		when = &t
 	}
-	c, err := m.Connect(ctx, true)
+	e, done, err := m.maintenance(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	e, err := recall.New(ctx, recall.Config{Pool: c.Runtime, NoAccess: true})
-	if err != nil {
-		return err
-	}
+	defer done()
 	scopes := strings.Split(*scope, ",")
 	user := recall.User{ID: "supersede", Read: scopes, Write: scopes}
 	n, err := e.Supersede(ctx, user, scopes, pos[0], pos[1:], when)
