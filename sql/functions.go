@@ -83,6 +83,11 @@ type bandIndexes struct{ Like, Keep string }
 // for the trigram_candidates template.
 type postings struct{ Table, ID string }
 
+// postingsTrigger names a trigram postings table's trigger (the trigram_postings_trigger
+// template): its function, the table and its row id column, the parent table and the field
+// whose trigrams it keeps.
+type postingsTrigger struct{ Fn, Table, ID, Parent, Field string }
+
 var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
 	// bandIndexes names the band indexes of prefix: a LIKE pattern for all of them and the
 	// list of those the bands keep.
@@ -94,6 +99,9 @@ var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
 		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`, Keep: strings.Join(keep, ", ")}
 	},
 	"postings": func(table, id string) postings { return postings{table, id} },
+	"trigger": func(fn, table, id, parent, field string) postingsTrigger {
+		return postingsTrigger{fn, table, id, parent, field}
+	},
 	// gone names every band index of an earlier prefix, for drop_stale_bands to drop.
 	"gone": func(prefix string) bandIndexes {
 		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`}
