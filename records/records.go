@@ -6,8 +6,9 @@
 //	        Memory, Entity, Relation in snake case}
 //	beir:   {"_id", "title", "text", "metadata"}: a source (when titled) and a memory
 //	turns:  {"speaker", "text", "date"|"time"|"timestamp", "id"?, "conversation"?,
-//	        "session"?, "position"?, "expires_at"?}: a conversation turn, an experience memory spoken by
-//	        speaker, in its conversation's session
+//	        "session"?, "position"?, "expires_at"?, "valid_from"?, "valid_until"?, "supersedes"?}:
+//	        a conversation turn, an experience memory spoken by speaker, in its conversation's
+//	        session ("supersedes" names the ids of the memories it replaces)
 //
 // Turns (and BEIR records read with a session field) are memories with a place in their
 // source: a Sequencer numbers them in the order it sees them, unless a record gives its

@@ -2,6 +2,7 @@ package records
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/recall-engine/recall/write"
 )
@@ -18,6 +19,9 @@ type turnLine struct {
 	Time         string         `json:"time"`
 	Timestamp    string         `json:"timestamp"`
 	ExpiresAt    string         `json:"expires_at"`
+	ValidFrom    string         `json:"valid_from"`
+	ValidUntil   string         `json:"valid_until"`
+	Supersedes   []string       `json:"supersedes"`
 	Metadata     map[string]any `json:"metadata"`
 }
 
@@ -53,13 +57,20 @@ func parseTurn(b []byte, file string, line int, o Options) ([]Record, error) {
 			break
 		}
 	}
-	if t.ExpiresAt != "" {
-		at, err := ParseTime(t.ExpiresAt, o.TimeLayouts...)
-		if err != nil {
-			return nil, fmt.Errorf("conversation turn: expires_at: %v", err)
+	for _, f := range []struct {
+		name, value string
+		to          **time.Time
+	}{{"expires_at", t.ExpiresAt, &m.ExpiresAt}, {"valid_from", t.ValidFrom, &m.ValidFrom}, {"valid_until", t.ValidUntil, &m.ValidUntil}} {
+		if f.value == "" {
+			continue
 		}
-		m.ExpiresAt = &at
+		at, err := ParseTime(f.value, o.TimeLayouts...)
+		if err != nil {
+			return nil, fmt.Errorf("conversation turn: %s: %v", f.name, err)
+		}
+		*f.to = &at
 	}
+	m.Supersedes = t.Supersedes
 	src := &write.Source{ID: conv, Title: t.Conversation}
 	if t.Session != "" {
 		src.ID += ":" + t.Session

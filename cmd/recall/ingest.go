@@ -33,7 +33,7 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 			"Reads JSONL: native records ({\"type\": \"source\"|\"memory\"|\"entity\"|\"relation\", ...}),\n"+
 			"a BEIR corpus ({\"_id\", \"title\", \"text\", \"metadata\"}) or conversation turns\n"+
 			"({\"speaker\", \"text\", \"date\"|\"time\"|\"timestamp\", \"conversation\"?, \"session\"?, \"position\"?,\n"+
-			"\"id\"?, \"metadata\"?, \"expires_at\"?}). Each batch is one transaction: a malformed line stops the\n"+
+			"\"id\"?, \"metadata\"?, \"expires_at\"?, \"valid_from\"?, \"valid_until\"?, \"supersedes\"?}). Each batch is one transaction: a malformed line stops the\n"+
 			"ingest at that batch, with file:line.\n\n"+
 			"Native record fields, by type (times: RFC 3339, YYYY-MM-DD[ HH:MM[:SS]], \"1:56 pm on 8 May, 2023\"):\n\n"+records.NativeFields()+"\n\nflags:")
 		fs.PrintDefaults()
