@@ -22,7 +22,7 @@ import (
 // superseding memory makes the one it replaced hold again.
 func TestValidity(t *testing.T) {
 	t.Parallel()
-	_, e := newWriteEngine(t)
+	db, e := newWriteEngine(t)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(35, 1))
 	day := func(d int) *time.Time { v := now.AddDate(0, 0, d); return &v }
@@ -64,8 +64,26 @@ func TestValidity(t *testing.T) {
 		h[id] = x
 		b.Memories = append(b.Memories, m)
 	}
-	res, err := e.Write(ctx, member, b)
-	if err != nil {
+	// Each memory is the evidence of a relation (migration 00012: a relation holds while its
+	// evidence holds). The history is written in two batches, so the first batch's relations
+	// exist when the second supersedes their evidence; v0's relation is written last, after
+	// any supersession of v0.
+	var res recall.WriteResult
+	for _, part := range [][]recall.Memory{b.Memories[:15], b.Memories[15:]} {
+		pb := recall.Batch{Memories: part, Entities: []recall.Entity{{ID: "team", Name: "the team"}}}
+		for _, m := range part {
+			pb.Entities = append(pb.Entities, recall.Entity{ID: "floor-" + m.ID, Name: "floor " + m.ID})
+			if m.ID != "v0" {
+				pb.Relations = append(pb.Relations, recall.Relation{From: "team", To: "floor-" + m.ID, Predicate: "sits_on", Memory: m.ID})
+			}
+		}
+		r, err := e.Write(ctx, member, pb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Superseded += r.Superseded
+	}
+	if _, err := e.Write(ctx, member, recall.Batch{Relations: []recall.Relation{{From: "team", To: "floor-v0", Predicate: "sits_on", Memory: "v0"}}}); err != nil {
 		t.Fatal(err)
 	}
 	superseded := 0
@@ -81,8 +99,33 @@ func TestValidity(t *testing.T) {
 		x := h[id]
 		return (x.from == nil || !x.from.After(at)) && (x.until == nil || x.until.After(at)) && (x.by == "" || x.supersededAt.After(at))
 	}
+	// relationsHold compares each relation's window with its evidence's under the rule.
+	relationsHold := func(at time.Time) {
+		t.Helper()
+		rows, err := db.Owner.Query(ctx, `SELECT m.external_id, (r.valid_from IS NULL OR r.valid_from <= $1) AND (r.valid_until IS NULL OR r.valid_until > $1)
+			FROM recall.relations r JOIN recall.memories m ON m.id = r.memory_id`, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id string
+			var ok bool
+			if err := rows.Scan(&id, &ok); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if ok != holds(id, at) {
+				t.Errorf("as of %v: the relation of %s holds %v, its evidence %v", at.Format(time.DateOnly), id, ok, holds(id, at))
+			}
+		}
+		if rows.Err() != nil || n != len(h) {
+			t.Fatalf("%d relations read (%v), want %d", n, rows.Err(), len(h))
+		}
+	}
 	check := func(at time.Time, opts *recall.Options) {
 		t.Helper()
+		relationsHold(at)
 		p, err := e.Recall(ctx, member, "office move plan team floor", 100000, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -321,6 +364,29 @@ func TestFunctionalPredicates(t *testing.T) {
 		ids := p.IDs()
 		if !slices.Contains(ids, c.want) || (c.never != "" && slices.Contains(ids, c.never)) {
 			t.Errorf("as of %v: %v, want %s and never %s", c.asOf, ids, c.want, c.never)
+		}
+	}
+	// The relations follow their evidence: the graph context of a question about Ana lists
+	// Ana lives_in Lisbon (m1's) only as of a time when m1 held, and Berlin (m2's) at both.
+	for _, c := range []struct {
+		asOf    *time.Time
+		lisbon  bool
+		context string
+	}{{nil, false, "now"}, {day(-150), true, "150 days ago"}} {
+		opts := &recall.Options{GraphContext: true}
+		if c.asOf != nil {
+			opts.AsOf = *c.asOf
+		}
+		p, err := e.Recall(ctx, member, "Where does Ana Lima live?", 100000, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, tr := range p.GraphContext {
+			got[tr.Subject+" "+tr.Predicate+" "+tr.Object] = true
+		}
+		if got["Ana Lima lives_in Lisbon"] != c.lisbon || !got["Ana Lima lives_in Berlin"] {
+			t.Errorf("graph context %s: %v, want Ana Lima lives_in Lisbon %v and lives_in Berlin", c.context, got, c.lisbon)
 		}
 	}
 }

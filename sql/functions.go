@@ -23,6 +23,7 @@ var FunctionFiles = []string{
 	"write/vector_index.sql",
 	"write/title_trigrams.sql",
 	"write/entity_trigrams.sql",
+	"write/relation_validity.sql",
 	"keys/lookup.sql",
 	"engine/apply_scopes.sql",
 }

@@ -35,6 +35,8 @@
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.memories_lexemes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/lexemes.sql
+-- FUNCTION recall.memories_relations_follow() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/relation_validity.sql
 -- FUNCTION recall.passes(text,text[],jsonb,timestamp with time zone,recall.filter) RETURNS boolean LANGUAGE sql IMMUTABLE
 --   body: sql/lanes/filter.sql
 -- FUNCTION recall.probe_entities(text[],boolean,double precision) RETURNS TABLE(id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 16 SET enable_seqscan=off SET plan_cache_mode=force_generic_plan SET search_path=pg_catalog, public, pg_temp
@@ -43,6 +45,8 @@
 --   body: sql/lanes/title_probe.sql
 -- FUNCTION recall.read_scopes() RETURNS text[] LANGUAGE sql STABLE
 --   body: migrations/00001_baseline.sql
+-- FUNCTION recall.relations_evidence_window() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/relation_validity.sql
 -- FUNCTION recall.scope_key(text[]) RETURNS text LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.scope_tokens(text[],text[]) RETURNS text[] LANGUAGE sql IMMUTABLE
@@ -299,6 +303,8 @@ CREATE TABLE recall.relations (
   weight double precision DEFAULT 1 NOT NULL,
   memory_id bigint,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
+  valid_from timestamp with time zone,
+  valid_until timestamp with time zone,
   CONSTRAINT relations_pkey PRIMARY KEY (id),
   CONSTRAINT relations_dst_fkey FOREIGN KEY (dst_id, scopes) REFERENCES recall.entities(id, scopes) ON DELETE CASCADE,
   CONSTRAINT relations_memory_fkey FOREIGN KEY (memory_id, scopes) REFERENCES recall.memories(id, scopes) ON DELETE CASCADE,
@@ -396,10 +402,10 @@ CREATE INDEX memories_superseded_idx ON recall.memories USING btree (superseded_
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
 CREATE INDEX memories_text_key_idx ON recall.memories USING btree (scopes, md5(recall.text_key(text))) WHERE ("position" IS NULL);
 CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes, speaker);
-CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes);
+CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes, valid_from, valid_until);
 CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint), scopes);
 CREATE INDEX relations_memory_idx ON recall.relations USING btree (memory_id);
-CREATE INDEX relations_src_idx ON recall.relations USING btree (src_id) INCLUDE (dst_id, weight, scopes);
+CREATE INDEX relations_src_idx ON recall.relations USING btree (src_id) INCLUDE (dst_id, weight, scopes, valid_from, valid_until);
 CREATE INDEX sources_title_tokens_idx ON recall.sources USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate=off);
 CREATE INDEX sources_trgm_scopes_111_up_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(title))) >= 111);
 CREATE INDEX sources_trgm_scopes_15_24_idx ON recall.sources USING gin (lower(title) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(title))) >= 15) AND (cardinality(show_trgm(lower(title))) <= 24));
@@ -418,6 +424,8 @@ CREATE TRIGGER memories_bm25_delete AFTER DELETE ON recall.memories REFERENCING 
 CREATE TRIGGER memories_bm25_insert AFTER INSERT ON recall.memories REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_insert();
 CREATE TRIGGER memories_bm25_update AFTER UPDATE ON recall.memories REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION recall.memories_bm25_update();
 CREATE TRIGGER memories_lexemes BEFORE INSERT OR UPDATE OF text, source_id ON recall.memories FOR EACH ROW EXECUTE FUNCTION recall.memories_lexemes();
+CREATE TRIGGER memories_relations_follow AFTER UPDATE OF valid_from, valid_until, superseded_by, superseded_at ON recall.memories FOR EACH ROW WHEN (((old.valid_from IS DISTINCT FROM new.valid_from) OR (old.valid_until IS DISTINCT FROM new.valid_until) OR (old.superseded_by IS DISTINCT FROM new.superseded_by) OR (old.superseded_at IS DISTINCT FROM new.superseded_at))) EXECUTE FUNCTION recall.memories_relations_follow();
+CREATE TRIGGER relations_evidence_window BEFORE INSERT OR UPDATE OF memory_id, scopes ON recall.relations FOR EACH ROW EXECUTE FUNCTION recall.relations_evidence_window();
 CREATE TRIGGER sources_title_changed AFTER UPDATE OF title ON recall.sources FOR EACH ROW WHEN ((old.title IS DISTINCT FROM new.title)) EXECUTE FUNCTION recall.sources_title_changed();
 CREATE TRIGGER sources_title_trigrams AFTER INSERT OR UPDATE OF title, scopes ON recall.sources FOR EACH ROW EXECUTE FUNCTION recall.sources_title_trigrams();
 CREATE TRIGGER sources_title_trigrams_old BEFORE UPDATE OF title, scopes ON recall.sources FOR EACH ROW EXECUTE FUNCTION recall.sources_title_trigrams();

@@ -66,7 +66,7 @@ func fragment(name string, dim int) string {
 		out.WriteString(line)
 		out.WriteByte('\n')
 	}
-	return strings.NewReplacer("{{dim}}", strconv.Itoa(dim), "{{filter}}", filterRecord).Replace(strings.TrimRight(out.String(), "\n"))
+	return strings.NewReplacer("{{dim}}", strconv.Itoa(dim), "{{filter}}", filterRecord, "{{relation_holds}}", relationHolds).Replace(strings.TrimRight(out.String(), "\n"))
 }
 
 // inputFragment is the WITH query of input in for shape.

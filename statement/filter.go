@@ -126,3 +126,8 @@ func nullMap(m map[string]any) any {
 	}
 	return m
 }
+
+// relationHolds is what the builder writes for {{relation_holds}}: relation r holds at the
+// recall's as_of (its evidence's window, migration 00012). Both columns are in the walk's
+// indexes, so the test keeps its reads index-only.
+const relationHolds = "(r.valid_from IS NULL OR r.valid_from <= @as_of::timestamptz) AND (r.valid_until IS NULL OR r.valid_until > @as_of::timestamptz)"

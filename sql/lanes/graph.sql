@@ -11,7 +11,9 @@
 -- are p, which is the same). The graph_entities entities with the most mass score the
 -- memories of the pool, the best graph_pool bm25 hits and the vector hits: a memory scores
 -- the mass of those it mentions. A memory the question's words and meaning do not reach is
--- not scored however central its entities, so co-mentioned chatter does not rank.
+-- not scored however central its entities, so co-mentioned chatter does not rank. Only the
+-- relations that hold at the recall's as_of are walked (relation_holds, migration 00012):
+-- a superseded fact's edge no longer carries mass.
 graph_named AS MATERIALIZED (
   SELECT id FROM mention_entities
 ),
@@ -47,9 +49,9 @@ graph_walk (depth, ids, seen) AS (
   CROSS JOIN LATERAL (
     SELECT coalesce(array_agg(n.id ORDER BY n.id), '{}') AS ids
     FROM (
-      SELECT r.dst_id AS id FROM recall.relations r WHERE r.src_id = ANY (w.ids)
+      SELECT r.dst_id AS id FROM recall.relations r WHERE r.src_id = ANY (w.ids) AND {{relation_holds}}
       UNION
-      SELECT r.src_id FROM recall.relations r WHERE r.dst_id = ANY (w.ids)
+      SELECT r.src_id FROM recall.relations r WHERE r.dst_id = ANY (w.ids) AND {{relation_holds}}
       EXCEPT
       SELECT unnest(w.seen)
     ) n
@@ -91,7 +93,7 @@ graph_pairs AS MATERIALIZED (
   CROSS JOIN LATERAL (
     SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w, r.src_id
     FROM recall.relations r
-    WHERE r.dst_id = ANY (gi.ids)
+    WHERE r.dst_id = ANY (gi.ids) AND {{relation_holds}}
   ) x
   WHERE gi.ids[x.s] = x.src_id
 ),

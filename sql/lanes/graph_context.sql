@@ -3,7 +3,9 @@
 -- each once, as JSON objects, the graph_context_k with the most graph lane mass (the sum
 -- of its ends' masses in graph_top, 0 for an end outside it) first. The ends' names and the
 -- evidence memory are read under row security: a relation whose end the caller cannot see
--- is left out, an evidence memory it cannot see is null.
+-- is left out, an evidence memory it cannot see is null. A relation that does not hold at
+-- the recall's as_of (its evidence superseded or out of its window, migration 00012) is left
+-- out too.
 (SELECT jsonb_agg(jsonb_build_object('relation', x.id, 'subject', x.subject, 'predicate', x.predicate,
                                      'object', x.object, 'evidence', x.evidence, 'weight', x.weight, 'mass', x.mass)
                   ORDER BY x.mass DESC, x.id)
@@ -16,7 +18,7 @@
      JOIN recall.relations r
        ON r.src_id = mn.entity_id AND r.dst_id IN (SELECT id FROM mention_entities)
        OR r.dst_id = mn.entity_id AND r.src_id IN (SELECT id FROM mention_entities)
-     WHERE mn.memory_id = u.id AND NOT mn.speaker
+     WHERE mn.memory_id = u.id AND NOT mn.speaker AND {{relation_holds}}
    ) k
    JOIN recall.relations r ON r.id = k.id
    JOIN recall.entities es ON es.id = r.src_id

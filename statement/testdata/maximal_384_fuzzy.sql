@@ -172,9 +172,9 @@ graph_walk (depth, ids, seen) AS (
   CROSS JOIN LATERAL (
     SELECT coalesce(array_agg(n.id ORDER BY n.id), '{}') AS ids
     FROM (
-      SELECT r.dst_id AS id FROM recall.relations r WHERE r.src_id = ANY (w.ids)
+      SELECT r.dst_id AS id FROM recall.relations r WHERE r.src_id = ANY (w.ids) AND (r.valid_from IS NULL OR r.valid_from <= @as_of::timestamptz) AND (r.valid_until IS NULL OR r.valid_until > @as_of::timestamptz)
       UNION
-      SELECT r.src_id FROM recall.relations r WHERE r.dst_id = ANY (w.ids)
+      SELECT r.src_id FROM recall.relations r WHERE r.dst_id = ANY (w.ids) AND (r.valid_from IS NULL OR r.valid_from <= @as_of::timestamptz) AND (r.valid_until IS NULL OR r.valid_until > @as_of::timestamptz)
       EXCEPT
       SELECT unnest(w.seen)
     ) n
@@ -205,7 +205,7 @@ graph_pairs AS MATERIALIZED (
   CROSS JOIN LATERAL (
     SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w, r.src_id
     FROM recall.relations r
-    WHERE r.dst_id = ANY (gi.ids)
+    WHERE r.dst_id = ANY (gi.ids) AND (r.valid_from IS NULL OR r.valid_from <= @as_of::timestamptz) AND (r.valid_until IS NULL OR r.valid_until > @as_of::timestamptz)
   ) x
   WHERE gi.ids[x.s] = x.src_id
 ),
@@ -538,7 +538,7 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
      JOIN recall.relations r
        ON r.src_id = mn.entity_id AND r.dst_id IN (SELECT id FROM mention_entities)
        OR r.dst_id = mn.entity_id AND r.src_id IN (SELECT id FROM mention_entities)
-     WHERE mn.memory_id = u.id AND NOT mn.speaker
+     WHERE mn.memory_id = u.id AND NOT mn.speaker AND (r.valid_from IS NULL OR r.valid_from <= @as_of::timestamptz) AND (r.valid_until IS NULL OR r.valid_until > @as_of::timestamptz)
    ) k
    JOIN recall.relations r ON r.id = k.id
    JOIN recall.entities es ON es.id = r.src_id
