@@ -43,6 +43,8 @@ type RememberInput struct {
 	Scopes   []string      `json:"scopes,omitempty" jsonschema:"optional: the scopes to store them in (default: the key's only write scope)"`
 	// Duplicates, as on a write: a memory restating a stored one is kept, skipped or linked.
 	Duplicates string `json:"duplicates,omitempty" jsonschema:"optional: keep (default), skip or link a memory that restates one already stored (same text, ignoring case and punctuation)"`
+	// DuplicateMatch, as on a write: the same text, or the same words.
+	DuplicateMatch string `json:"duplicate_match,omitempty" jsonschema:"optional: how a restatement is told: text (default: the same text, ignoring case and punctuation) or words (also ignoring contractions, articles and fillers such as just, really, very)"`
 }
 
 // MemoryInput is one memory to remember.
@@ -302,7 +304,7 @@ func (s *Server) toolRecallLike(ctx context.Context, req *mcp.CallToolRequest, i
 }
 
 func (s *Server) toolRemember(ctx context.Context, req *mcp.CallToolRequest, in RememberInput) (*mcp.CallToolResult, any, error) {
-	w := WriteRequest{Scopes: in.Scopes, Duplicates: in.Duplicates}
+	w := WriteRequest{Scopes: in.Scopes, Duplicates: in.Duplicates, DuplicateMatch: in.DuplicateMatch}
 	out := RememberOutput{IDs: []string{}}
 	for _, m := range in.Memories {
 		id := m.ID

@@ -65,6 +65,8 @@
 --   body: sql/lanes/vector_exact.sql
 -- FUNCTION recall.visible_corpus() RETURNS SETOF recall.bm25_corpus LANGUAGE sql STABLE ROWS 10 SET enable_seqscan=off
 --   body: sql/lanes/visible_corpus.sql
+-- FUNCTION recall.words_key(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT
+--   body: migrations/00001_baseline.sql
 -- FUNCTION recall.write_scopes() RETURNS text[] LANGUAGE sql STABLE
 --   body: migrations/00001_baseline.sql
 
@@ -401,6 +403,7 @@ CREATE INDEX memories_source_position_idx ON recall.memories USING btree (source
 CREATE INDEX memories_superseded_idx ON recall.memories USING btree (superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
 CREATE INDEX memories_text_key_idx ON recall.memories USING btree (scopes, md5(recall.text_key(text))) WHERE ("position" IS NULL);
+CREATE INDEX memories_words_key_idx ON recall.memories USING btree (scopes, md5(recall.words_key(text))) WHERE ("position" IS NULL);
 CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes, speaker);
 CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes, valid_from, valid_until);
 CREATE UNIQUE INDEX relations_edge_idx ON recall.relations USING btree (src_id, dst_id, predicate, COALESCE(memory_id, (0)::bigint), scopes);

@@ -40,10 +40,18 @@ type Batch struct {
 	// one of the scope set, stored or earlier in the batch: the same text once lowered and
 	// with its punctuation and spacing ignored, the same kind and speaker. "keep" (or ""):
 	// stored as any other; "skip": not stored, and the batch's references to it (relations,
-	// supersedes, covers) go to the one it restates; "link": stored, marked as a duplicate of
+	// supersedes, covers) go to the one it restates, which counts the restatement and names
+	// its source in its metadata ("restatements", "restated_in"); "link": stored, marked as a duplicate of
 	// that one, and never recalled (the one it restates is). Result.Duplicates counts them. A
 	// turn of a conversation (a memory with a place) is never a duplicate.
 	Duplicates string `json:"duplicates,omitempty"`
+	// DuplicateMatch is how Duplicates tells that a memory restates another: "text" (or
+	// ""): the same text once lowered and with its punctuation and spacing ignored; "words":
+	// near-identical, the same words in the same order once contractions are written out and
+	// articles and fillers (a, an, the, just, really, very, ...) set aside, so "The user
+	// likes pizza." restates "user likes pizza" but "I don't like it" does not restate "I like
+	// it", nor "Ana lived in Lisbon" "Ana lives in Lisbon" (migration 00013 says the rule).
+	DuplicateMatch string `json:"duplicate_match,omitempty"`
 }
 
 // MinPruneLen is the shortest Batch.Prune prefix.

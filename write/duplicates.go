@@ -1,6 +1,9 @@
 package write
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -9,6 +12,12 @@ const (
 	DuplicatesKeep = "keep"
 	DuplicatesSkip = "skip"
 	DuplicatesLink = "link"
+)
+
+// The rules of Batch.DuplicateMatch.
+const (
+	DuplicateMatchText  = "text"
+	DuplicateMatchWords = "words"
 )
 
 // duplicate is a batch memory that restates another: a stored memory (stored > 0) or an
@@ -35,7 +44,11 @@ func (t *txn) findDuplicates(b Batch) (map[int]duplicate, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	r, err := t.tx.Query(t.ctx, statementText("duplicates"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
+	match := b.DuplicateMatch
+	if match == "" {
+		match = DuplicateMatchText
+	}
+	r, err := t.tx.Query(t.ctx, statementText("duplicates"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}, "match": match})
 	if err != nil {
 		return nil, err
 	}
@@ -43,19 +56,19 @@ func (t *txn) findDuplicates(b Batch) (map[int]duplicate, error) {
 	first := map[key]int{}
 	out := map[int]duplicate{}
 	var i int
-	var k string
+	var k *string
 	var stored *int64
 	var existing bool
 	_, err = pgx.ForEachRow(r, []any{&i, &k, &existing, &stored}, func() error {
 		m := b.Memories[i]
-		if existing {
+		if existing || k == nil {
 			return nil
 		}
 		kind := m.Kind
 		if kind == "" {
 			kind = "world"
 		}
-		kk := key{kind, m.Speaker, k}
+		kk := key{kind, m.Speaker, *k}
 		switch j, ok := first[kk]; {
 		case stored != nil:
 			out[i] = duplicate{stored: *stored}
@@ -84,5 +97,19 @@ func (t *txn) linkDuplicates(b Batch, dups map[int]duplicate) error {
 		return nil
 	}
 	_, err := t.tx.Exec(t.ctx, statementText("duplicate_links"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
+	return err
+}
+
+// countRestatements counts each skipped duplicate on the memory it restates, with its
+// source (sql/write/restatements.sql), once every memory of the batch has its id.
+func (t *txn) countRestatements(b Batch, dups map[int]duplicate) error {
+	rows := make([]map[string]any, 0, len(dups))
+	for _, i := range slices.Sorted(maps.Keys(dups)) {
+		rows = append(rows, map[string]any{"i": i, "id": t.memories[b.Memories[i].ID], "source": nilIfEmpty(b.Memories[i].Source)})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	_, err := t.tx.Exec(t.ctx, statementText("restatements"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
 	return err
 }

@@ -173,6 +173,11 @@ func validate(b Batch, dim int) error {
 	default:
 		return &Error{Item: "batch", Field: "duplicates", Problem: fmt.Sprintf("%q: want keep, skip or link", b.Duplicates)}
 	}
+	switch b.DuplicateMatch {
+	case "", DuplicateMatchText, DuplicateMatchWords:
+	default:
+		return &Error{Item: "batch", Field: "duplicate_match", Problem: fmt.Sprintf("%q: want text or words", b.DuplicateMatch)}
+	}
 	if b.Prune != "" {
 		if len(b.Prune) < MinPruneLen {
 			return &Error{Item: "batch", Field: "prune", Problem: fmt.Sprintf("%q: a prefix of %d bytes, want at least %d", b.Prune, len(b.Prune), MinPruneLen)}

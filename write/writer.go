@@ -271,6 +271,9 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 			}
 			t.memories[b.Memories[i].ID] = d.stored
 		}
+		if err := t.countRestatements(b, dups); err != nil {
+			return err
+		}
 	} else if err := t.linkDuplicates(b, dups); err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	batch := fs.Int("batch", 500, "memories per transaction")
 	noExtract := fs.Bool("no-extract", false, "do not extract entity names from texts")
 	duplicates := fs.String("duplicates", "keep", "a note that restates one of its scope set (same text, kind and speaker): keep, skip or link")
+	duplicateMatch := fs.String("duplicate-match", "text", "how --duplicates tells a restatement: text (the same text, case and punctuation aside) or words (also contractions, articles and fillers aside)")
 	var ef cli.EngineFlags
 	ef.RegisterEmbedder(fs)
 	fs.Usage = func() {
@@ -70,7 +71,7 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := ingestOptions{format: *format, batch: *batch, noExtract: *noExtract, deferIndex: !has, duplicates: *duplicates}
+	opts := ingestOptions{format: *format, batch: *batch, noExtract: *noExtract, deferIndex: !has, duplicates: *duplicates, duplicateMatch: *duplicateMatch}
 	var total ingestSummary
 	var ingestErr error
 	for _, f := range files {
@@ -101,11 +102,12 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 }
 
 type ingestOptions struct {
-	format     string
-	batch      int
-	noExtract  bool
-	deferIndex bool
-	duplicates string
+	format         string
+	batch          int
+	noExtract      bool
+	deferIndex     bool
+	duplicates     string
+	duplicateMatch string
 }
 
 type ingestSummary struct {
@@ -214,7 +216,7 @@ func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.U
 		if p.empty() {
 			return nil
 		}
-		p.b.NoExtract, p.b.DeferVectorIndex, p.b.Duplicates = o.noExtract, o.deferIndex, o.duplicates
+		p.b.NoExtract, p.b.DeferVectorIndex, p.b.Duplicates, p.b.DuplicateMatch = o.noExtract, o.deferIndex, o.duplicates, o.duplicateMatch
 		res, err := e.Write(ctx, user, p.b)
 		if err != nil {
 			var we *recall.WriteError

@@ -136,6 +136,22 @@ func TestIngestDuplicates(t *testing.T) {
 		!strings.Contains(c.err.String(), "duplicates") {
 		t.Fatalf("--duplicates merge: exit %d: %s", code, c.err.String())
 	}
+	// --duplicate-match words: articles and fillers aside, a restatement; another hour is not.
+	c.out.Reset()
+	near := `{"type": "memory", "id": "d4", "text": "Ferry really leaves at nine"}
+{"type": "memory", "id": "d5", "text": "The ferry leaves at eleven."}
+`
+	if code := c.run("ingest", writeFile(t, "d.jsonl", near), "--format", "native", "--scope", "team", "--duplicates", "skip", "--duplicate-match", "words"); code != 0 ||
+		!strings.Contains(c.out.String()+c.err.String(), "1 duplicates") {
+		t.Fatalf("ingest --duplicate-match words: exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{team}' AND external_id IN ('d1', 'd5') AND (external_id = 'd5' OR (metadata->>'restatements')::int = 2)`); n != 2 {
+		t.Fatalf("d5 stored and d1 restated twice: %d of 2", n)
+	}
+	if code := c.run("ingest", writeFile(t, "e.jsonl", near), "--format", "native", "--scope", "team", "--duplicates", "skip", "--duplicate-match", "fuzzy"); code == 0 ||
+		!strings.Contains(c.err.String(), "duplicate_match") {
+		t.Fatalf("--duplicate-match fuzzy: exit %d: %s", code, c.err.String())
+	}
 }
 
 // TestIngestFunctional: recall ingest --functional lives_in: a later relation of the
