@@ -42,6 +42,9 @@ func (e *Engine) order(ctx context.Context, r *run, opts *Options) error {
 	}
 	t = time.Now()
 	r.ordered = pack.MeritOrder(cands, scores, e.cfg.MMRLambda)
+	if r.markStale {
+		r.ordered = pack.ReplacedAfterCurrent(r.ordered)
+	}
 	r.pack.Timings.Pack = time.Since(t)
 	return nil
 }

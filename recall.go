@@ -45,8 +45,8 @@ type Options struct {
 	GraphContext bool
 	// MarkStale packs the memories that do not hold at AsOf (expired, superseded, outside
 	// their validity) like any other, each marked with why (Item.Stale: "superseded by m42 on
-	// 2024-05-01"), where a recall otherwise leaves them out: the current fact beside the one
-	// it replaced, when both fit.
+	// 2024-05-01"), where a recall otherwise leaves them out: the current fact and, right
+	// after it, the one it replaced, when both fit (pack.ReplacedAfterCurrent).
 	MarkStale bool
 	// ReadYourWrites, with Config.Replica, waits (at most Config.ReplicaWait) for the replica
 	// to replay the user's last write through this Engine before it serves the recall; past

@@ -291,6 +291,17 @@ func TestSupersede(t *testing.T) {
 			t.Errorf("marking: %s packed %v, stale %q, want %q", id, ok, m, w)
 		}
 	}
+	// The current fact comes first, each memory it replaced right after it: madrid, berlin,
+	// then lisbon and porto (in their rank order); the expired lease keeps its place.
+	var chain []string
+	for _, id := range p.IDs() {
+		if id != "lease" {
+			chain = append(chain, id)
+		}
+	}
+	if len(chain) != 4 || chain[0] != "madrid" || chain[1] != "berlin" || !slices.Contains(chain[2:], "lisbon") || !slices.Contains(chain[2:], "porto") {
+		t.Errorf("marking: packed %v, want madrid, berlin, then lisbon and porto", p.IDs())
+	}
 }
 
 // TestFunctionalPredicates: with lives_in functional, a relation written later for the same

@@ -212,3 +212,49 @@ func AnchorsFirst(cands []Ranked) []Ranked {
 	}
 	return out
 }
+
+// ReplacedAfterCurrent puts each superseded memory whose successor is among cands just after
+// it (with Options.MarkStale, which packs what no longer holds, marked): the pack shows the
+// current fact and then the one it replaced, "Ana lives in Berlin" and then "Ana lives in
+// Lisbon (superseded by ...)", wherever the older one ranked. A chain follows itself (m3,
+// m2, m1); two memories a successor replaced follow it in their order among cands. The rest
+// keep their order, and a superseded memory whose successor is not among cands its place.
+func ReplacedAfterCurrent(cands []Ranked) []Ranked {
+	present := map[string]bool{}
+	for _, c := range cands {
+		present[c.ExternalID] = true
+	}
+	replaced := map[string][]int{} // successor's external id -> what it replaced, in order
+	follows := make([]bool, len(cands))
+	for i, c := range cands {
+		if c.ReplacedBy != "" && c.ReplacedBy != c.ExternalID && present[c.ReplacedBy] {
+			replaced[c.ReplacedBy] = append(replaced[c.ReplacedBy], i)
+			follows[i] = true
+		}
+	}
+	if len(replaced) == 0 {
+		return cands
+	}
+	out := make([]Ranked, 0, len(cands))
+	placed := make([]bool, len(cands))
+	var place func(i int)
+	place = func(i int) {
+		if placed[i] {
+			return
+		}
+		placed[i] = true
+		out = append(out, cands[i])
+		for _, j := range replaced[cands[i].ExternalID] {
+			place(j)
+		}
+	}
+	for i := range cands {
+		if !follows[i] {
+			place(i)
+		}
+	}
+	for i := range cands { // a cycle of supersessions: in its order
+		place(i)
+	}
+	return out
+}

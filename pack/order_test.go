@@ -60,3 +60,36 @@ func TestAnchorsFirst(t *testing.T) {
 		t.Fatalf("two waiting: %v, want %v", got, want)
 	}
 }
+
+// TestReplacedAfterCurrent: a superseded memory follows its successor when the successor is
+// among the candidates, wherever either ranked; a chain follows itself; one whose successor
+// is absent, and every other memory, keeps its place; a cycle loses nothing.
+func TestReplacedAfterCurrent(t *testing.T) {
+	t.Parallel()
+	mk := func(id, by string) pack.Ranked {
+		return pack.Ranked{Candidate: statement.Candidate{ExternalID: id, ReplacedBy: by}}
+	}
+	ids := func(rs []pack.Ranked) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ExternalID)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		in   []pack.Ranked
+		want []string
+	}{
+		{"old first", []pack.Ranked{mk("lisbon", "berlin"), mk("x", ""), mk("berlin", "")}, []string{"x", "berlin", "lisbon"}},
+		{"old later", []pack.Ranked{mk("berlin", ""), mk("x", ""), mk("y", ""), mk("lisbon", "berlin")}, []string{"berlin", "lisbon", "x", "y"}},
+		{"chain", []pack.Ranked{mk("m1", "m2"), mk("m3", ""), mk("x", ""), mk("m2", "m3")}, []string{"m3", "m2", "m1", "x"}},
+		{"two replaced", []pack.Ranked{mk("b", "n"), mk("n", ""), mk("a", "n")}, []string{"n", "b", "a"}},
+		{"successor absent", []pack.Ranked{mk("x", ""), mk("old", "gone"), mk("y", "")}, []string{"x", "old", "y"}},
+		{"cycle", []pack.Ranked{mk("x", ""), mk("p", "q"), mk("q", "p")}, []string{"x", "p", "q"}},
+	} {
+		if got := ids(pack.ReplacedAfterCurrent(c.in)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}

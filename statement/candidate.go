@@ -52,6 +52,9 @@ type Candidate struct {
 	// 2024-05-01", "expired on ...", ...); "" when it holds. Only Query.KeepStale returns such
 	// a memory.
 	Stale string
+	// ReplacedBy, for a memory Stale says is superseded, is the external id of the memory
+	// that superseded it.
+	ReplacedBy string
 }
 
 // Source is a candidate's source document.
@@ -173,6 +176,9 @@ func scanCandidate(r pgx.CollectableRow, now, asOf time.Time) (Candidate, error)
 	}
 	if !x.Holds {
 		c.Stale = x.staleWhy(now, asOf)
+		if x.SupersededBy != nil && x.SupersededAt != nil && !x.SupersededAt.After(asOf) {
+			c.ReplacedBy = *x.SupersededBy
+		}
 	}
 	if x.ContextOf != nil {
 		c.ContextOf = *x.ContextOf
