@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/recall-engine/recall/internal/command/cli"
@@ -131,59 +128,6 @@ func (s ingestSummary) String(d time.Duration) string {
 		s.files, s.lines, d.Round(time.Millisecond), rate, s.res.Memories, s.res.Updated, dups, s.res.Sources, s.res.Entities, s.res.Extracted, s.res.Mentions, s.res.Relations)
 }
 
-// pending is a batch being filled, with the line of each row for error messages.
-type pending struct {
-	b                                   recall.Batch
-	srcLines, memLines, entLines, rLine []int
-	srcAt                               map[string]int
-}
-
-func (p *pending) add(r records.Record) {
-	switch {
-	case r.Source != nil:
-		if p.srcAt == nil {
-			p.srcAt = map[string]int{}
-		}
-		if i, ok := p.srcAt[r.Source.ID]; ok { // the same source again (BEIR titles, turns): last wins
-			p.b.Sources[i], p.srcLines[i] = *r.Source, r.Line
-			return
-		}
-		p.srcAt[r.Source.ID] = len(p.b.Sources)
-		p.b.Sources = append(p.b.Sources, *r.Source)
-		p.srcLines = append(p.srcLines, r.Line)
-	case r.Memory != nil:
-		p.b.Memories = append(p.b.Memories, *r.Memory)
-		p.memLines = append(p.memLines, r.Line)
-	case r.Entity != nil:
-		p.b.Entities = append(p.b.Entities, *r.Entity)
-		p.entLines = append(p.entLines, r.Line)
-	case r.Relation != nil:
-		p.b.Relations = append(p.b.Relations, *r.Relation)
-		p.rLine = append(p.rLine, r.Line)
-	}
-}
-
-func (p *pending) empty() bool {
-	return len(p.b.Sources)+len(p.b.Memories)+len(p.b.Entities)+len(p.b.Relations) == 0
-}
-
-// lineOf maps a WriteError's item ("memories[3]") back to its line.
-func (p *pending) lineOf(item string) int {
-	name, idx, ok := strings.Cut(strings.TrimSuffix(item, "]"), "[")
-	if !ok {
-		return 0
-	}
-	i, err := strconv.Atoi(idx)
-	if err != nil {
-		return 0
-	}
-	lines := map[string][]int{"sources": p.srcLines, "memories": p.memLines, "entities": p.entLines, "relations": p.rLine}[name]
-	if i < 0 || i >= len(lines) {
-		return 0
-	}
-	return lines[i]
-}
-
 func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.User, name string, o ingestOptions) (ingestSummary, error) {
 	s := ingestSummary{files: 1}
 	var r io.Reader
@@ -208,57 +152,10 @@ func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.Use
 }
 
 func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.User, r io.Reader, name string, o ingestOptions, s *ingestSummary, bar *progress.Bar) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	var p pending
-	var seq records.Sequencer
-	var read int64
-	flush := func() error {
-		if p.empty() {
-			return nil
-		}
-		p.b.NoExtract, p.b.DeferVectorIndex, p.b.Duplicates, p.b.DuplicateMatch = o.noExtract, o.deferIndex, o.duplicates, o.duplicateMatch
-		res, err := e.Write(ctx, user, p.b)
-		if err != nil {
-			var we *recall.WriteError
-			if errors.As(err, &we) {
-				return &records.LineError{File: name, Line: p.lineOf(we.Item), Problem: we.Field + ": " + we.Problem}
-			}
-			return err
-		}
-		s.add(ingestSummary{res: res})
-		p = pending{}
-		return nil
-	}
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		read += int64(len(b))
-		if len(strings.TrimSpace(string(b))) > 0 {
-			recs, perr := records.Parse(b, records.Format(o.format), name, line, records.Options{})
-			if perr != nil {
-				return perr
-			}
-			for _, rec := range recs {
-				seq.Place(&rec)
-				p.add(rec)
-			}
-			s.lines++
-			if len(p.b.Memories) >= o.batch {
-				if err := flush(); err != nil {
-					return err
-				}
-				bar.Set(read)
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	bar.Set(read)
-	return nil
+	proto := recall.Batch{NoExtract: o.noExtract, DeferVectorIndex: o.deferIndex, Duplicates: o.duplicates, DuplicateMatch: o.duplicateMatch}
+	store := func(ctx context.Context, b recall.Batch) (recall.WriteResult, error) { return e.Write(ctx, user, b) }
+	res, lines, err := records.Load(ctx, r, name, records.Format(o.format), o.batch, proto, store, func(_ int, read int64, _ recall.WriteResult) { bar.Set(read) })
+	s.lines += lines
+	s.res.Add(res)
+	return err
 }
