@@ -39,6 +39,21 @@ var SummarizeInput string
 //go:embed read/memory_ids.sql
 var MemoryIDs string
 
+// Browse, BrowseSources, MemoryDetail, MemoryNeighbours and MemoryEntities are what
+// Engine.Browse and Engine.Memory read, as the caller (the console's browse view).
+var (
+	//go:embed read/browse.sql
+	Browse string
+	//go:embed read/browse_sources.sql
+	BrowseSources string
+	//go:embed read/memory_detail.sql
+	MemoryDetail string
+	//go:embed read/memory_neighbours.sql
+	MemoryNeighbours string
+	//go:embed read/memory_entities.sql
+	MemoryEntities string
+)
+
 // WALPosition is the primary's current WAL position in bytes.
 //
 //go:embed read/wal_position.sql
