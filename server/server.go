@@ -3,7 +3,10 @@
 // bound what the request reads and writes; a request may narrow them, never widen them.
 //
 // Routes (GET /openapi.json describes them): POST /v1/recall, POST /v1/trace,
-// POST /v1/memories, DELETE /v1/memories, POST /v1/summarize, the MCP endpoint /mcp (streamable HTTP, stateless),
+// POST /v1/memories, DELETE /v1/memories, POST /v1/summarize, POST /v1/prune,
+// POST /v1/supersede, GET /v1/me, POST /v1/browse, POST /v1/memory, POST /v1/ingest, the
+// console's static files under /console/ (which call those routes with the user's key),
+// the MCP endpoint /mcp (streamable HTTP, stateless),
 // GET /healthz (the process), GET /readyz (the database and its schema), GET /metrics
 // (Prometheus). Errors are RFC 9457 problem+json.
 package server
@@ -147,7 +150,13 @@ func (s *Server) Handler() http.Handler {
 	route("POST /v1/summarize", s.authed(s.summarize))
 	route("POST /v1/prune", s.authed(s.prune))
 	route("POST /v1/supersede", s.authed(s.supersede))
+	route("GET /v1/me", s.authed(s.me))
+	route("POST /v1/browse", s.authed(s.browse))
+	route("POST /v1/memory", s.authed(s.memory))
+	route("POST /v1/ingest", s.authed(s.ingest))
 	route("/mcp", s.mcpHandler())
+	route("GET /console/", consoleHandler())
+	route("GET /console", http.RedirectHandler("/console/", http.StatusMovedPermanently))
 	route("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("ok\n"))

@@ -86,6 +86,22 @@ type TraceCandidate struct {
 	Tokens      int      `json:"tokens"`
 	Decision    string   `json:"decision"`
 	Why         string   `json:"why"` // lane by lane
+	Text        string   `json:"text"`
+	// RRF is the fused score's lane part, Score the fused score (RRF plus recency and
+	// frequency), OrderScore the learned order's score (when one ran).
+	RRF        float64  `json:"rrf"`
+	Score      float64  `json:"score"`
+	OrderScore *float64 `json:"order_score,omitempty"`
+	// Lanes are the lanes that found it: rank, the lane's own score, and what the rank adds
+	// to RRF (the lane's weight / (rrf_k + rank)).
+	Lanes map[string]TraceLane `json:"lanes"`
+}
+
+// TraceLane is one lane's finding of a candidate.
+type TraceLane struct {
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+	Adds  float64 `json:"adds"`
 }
 
 // TraceResponse is the body POST /v1/trace answers with.
@@ -97,6 +113,15 @@ type TraceResponse struct {
 	Candidates []TraceCandidate `json:"candidates"`
 	// LeftOut are the candidates found that do not hold at the recall's as_of, and why.
 	LeftOut []recall.LeftOut `json:"left_out"`
+	// Lanes are the plan's lanes, each with its candidates' external ids in lane order.
+	Lanes []TraceLaneList `json:"lanes"`
+}
+
+// TraceLaneList is one lane's ranked list.
+type TraceLaneList struct {
+	Lane   string   `json:"lane"`
+	Weight float64  `json:"weight"`
+	IDs    []string `json:"ids"`
 }
 
 func traceResponse(t *recall.Trace) TraceResponse {
@@ -107,8 +132,26 @@ func traceResponse(t *recall.Trace) TraceResponse {
 	}
 	for i := range t.Candidates {
 		c := &t.Candidates[i]
-		out.Candidates = append(out.Candidates, TraceCandidate{ID: c.ID, ExternalID: c.ExternalID, FusedRank: c.FusedRank,
-			MeritRank: c.MeritRank, RerankScore: c.RerankScore, Tokens: c.Tokens, Decision: string(c.Decision), Why: t.Why(c)})
+		tc := TraceCandidate{ID: c.ID, ExternalID: c.ExternalID, FusedRank: c.FusedRank,
+			MeritRank: c.MeritRank, RerankScore: c.RerankScore, Tokens: c.Tokens, Decision: string(c.Decision), Why: t.Why(c),
+			Text: c.Text, RRF: c.RRF, Score: c.Score, OrderScore: c.OrderScore, Lanes: map[string]TraceLane{}}
+		for _, l := range statement.Lanes() {
+			if h := c.Lanes[l]; h.Rank > 0 && t.Shape.Plan.Has(l) {
+				tc.Lanes[l.String()] = TraceLane{Rank: h.Rank, Score: h.Score, Adds: t.Settings.Weights[l] / (t.Settings.RRFK + float64(h.Rank))}
+			}
+		}
+		out.Candidates = append(out.Candidates, tc)
+	}
+	out.Lanes = []TraceLaneList{}
+	for _, l := range statement.Lanes() {
+		if !t.Shape.Plan.Has(l) {
+			continue
+		}
+		ll := TraceLaneList{Lane: l.String(), Weight: t.Settings.Weights[l], IDs: []string{}}
+		for _, i := range t.Lanes[l] {
+			ll.IDs = append(ll.IDs, t.Candidates[i].ExternalID)
+		}
+		out.Lanes = append(out.Lanes, ll)
 	}
 	return out
 }

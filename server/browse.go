@@ -1,0 +1,193 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/keys"
+	"github.com/recall-engine/recall/records"
+)
+
+// MeResponse is GET /v1/me: who the key is and what it may do (the console shows write
+// controls only to a key that may write; the routes check anyway).
+type MeResponse struct {
+	User     string   `json:"user"`
+	Label    string   `json:"label,omitempty"`
+	Read     []string `json:"read"`
+	Write    []string `json:"write"`
+	CanWrite bool     `json:"can_write"`
+}
+
+// BrowseRequest is the body of POST /v1/browse: the filters of Engine.Browse.
+type BrowseRequest = recall.BrowseQuery
+
+// BrowseResponse is a page of the key's memories and the sources to browse them by.
+type BrowseResponse = recall.BrowseResult
+
+// MemoryRequest is the body of POST /v1/memory: a memory's id, and optionally a scope its
+// scope set holds.
+type MemoryRequest struct {
+	ID    string `json:"id"`
+	Scope string `json:"scope,omitempty"`
+}
+
+// MemoryResponse holds the key's memories of that id (one per scope set it sees that has
+// one; none: the id is not one the key can see), each with its neighbours, entities and
+// relations.
+type MemoryResponse struct {
+	Memories []recall.MemoryDetail `json:"memories"`
+}
+
+// IngestProgress is one line of POST /v1/ingest's answer (application/x-ndjson): after each
+// batch written, the lines read and what the batches wrote so far; the last line has Done,
+// or Error when the load stopped (the batches before it stay written).
+type IngestProgress struct {
+	Lines  int                `json:"lines"`
+	Bytes  int64              `json:"bytes"`
+	Result recall.WriteResult `json:"result"`
+	Done   bool               `json:"done,omitempty"`
+	Error  *IngestError       `json:"error,omitempty"`
+}
+
+// IngestError is why an ingest stopped, with the line of the body it stopped at (0: not
+// one line's fault).
+type IngestError struct {
+	Line    int    `json:"line,omitempty"`
+	Problem string `json:"problem"`
+}
+
+func (s *Server) me(w http.ResponseWriter, _ *http.Request, k keys.Key) {
+	writeJSON(w, http.StatusOK, MeResponse{User: k.User, Label: k.Label, Read: nonNil(k.Read), Write: nonNil(k.Write), CanWrite: len(k.Write) > 0})
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// browse and memory read as the key's user, like a recall: the same slots and timeout.
+func (s *Server) browse(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req BrowseRequest
+	s.readLike(w, r, k, &req, func(ctx context.Context, u recall.User) (any, error) {
+		return s.cfg.Engine.Browse(ctx, u, req)
+	})
+}
+
+func (s *Server) memory(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	var req MemoryRequest
+	s.readLike(w, r, k, &req, func(ctx context.Context, u recall.User) (any, error) {
+		ms, err := s.cfg.Engine.Memory(ctx, u, req.ID, req.Scope)
+		return MemoryResponse{Memories: ms}, err
+	})
+}
+
+func (s *Server) readLike(w http.ResponseWriter, r *http.Request, k keys.Key, req any, run func(context.Context, recall.User) (any, error)) {
+	if p := decode(w, r, s.cfg.MaxSmallBody, req); p != nil {
+		p.write(w)
+		return
+	}
+	user, p := userFor(k, Scopes{}, "")
+	if p != nil {
+		p.write(w)
+		return
+	}
+	if !s.acquire(w) {
+		return
+	}
+	defer s.release()
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RecallTimeout)
+	defer cancel()
+	out, err := run(ctx, user)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ingest loads a JSONL body (at most MaxBody bytes) as recall ingest does (records.Load:
+// native, BEIR or conversation turns; ?format=auto|native|beir|turns, ?scope=S one of the
+// key's write scopes, ?duplicates=, ?duplicate_match=, ?batch= memories per transaction),
+// answering one IngestProgress line per batch written as it goes.
+func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	q := r.URL.Query()
+	format := records.Format(q.Get("format"))
+	if format == "" {
+		format = records.Auto
+	}
+	if !slices.Contains([]records.Format{records.Auto, records.Native, records.BEIR, records.Turns}, format) {
+		problem(http.StatusBadRequest, "invalid", fmt.Sprintf("format %q: want auto, native, beir or turns", format),
+			FieldError{Field: "format", Problem: "want auto, native, beir or turns"}).write(w)
+		return
+	}
+	batch := 500
+	if b := q.Get("batch"); b != "" {
+		if _, err := fmt.Sscanf(b, "%d", &batch); err != nil || batch < 1 || batch > 5000 {
+			problem(http.StatusBadRequest, "invalid", fmt.Sprintf("batch %q: want 1 to 5000", b),
+				FieldError{Field: "batch", Problem: "want 1 to 5000"}).write(w)
+			return
+		}
+	}
+	var scopes []string
+	if sc := q.Get("scope"); sc != "" {
+		scopes = []string{sc}
+	}
+	user, p := writerFor(k, scopes)
+	if p != nil {
+		p.write(w)
+		return
+	}
+	select {
+	case s.writes <- struct{}{}:
+		defer func() { <-s.writes }()
+	default:
+		p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d writes are running, the server's limit (--max-concurrent-writes)", cap(s.writes)))
+		p.retryAfter = 1
+		p.write(w)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
+	defer cancel()
+	proto := recall.Batch{Scopes: scopes, Duplicates: q.Get("duplicates"), DuplicateMatch: q.Get("duplicate_match")}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	flusher, _ := w.(http.Flusher)
+	send := func(p IngestProgress) {
+		_ = enc.Encode(p)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	store := func(ctx context.Context, b recall.Batch) (recall.WriteResult, error) { return s.cfg.Engine.Write(ctx, user, b) }
+	res, lines, err := records.Load(ctx, body, "body", format, batch, proto, store, func(lines int, read int64, res recall.WriteResult) {
+		send(IngestProgress{Lines: lines, Bytes: read, Result: res})
+	})
+	last := IngestProgress{Lines: lines, Result: res, Done: err == nil}
+	if err != nil {
+		info(r).err = err
+		last.Error = &IngestError{Problem: err.Error()}
+		var le *records.LineError
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &le):
+			last.Error = &IngestError{Line: le.Line, Problem: le.Problem}
+		case errors.As(err, &tooBig):
+			last.Error.Problem = fmt.Sprintf("the body passes %d bytes, the server's limit (--max-body): split the file", s.cfg.MaxBody)
+		default:
+			if pr := problemFor(err); pr != nil {
+				last.Error.Problem = pr.Detail
+			}
+		}
+	}
+	send(last)
+}
