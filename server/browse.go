@@ -168,7 +168,9 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		}
 	}
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	store := func(ctx context.Context, b recall.Batch) (recall.WriteResult, error) { return s.cfg.Engine.Write(ctx, user, b) }
+	store := func(ctx context.Context, b recall.Batch) (recall.WriteResult, error) {
+		return s.cfg.Engine.Write(ctx, user, b)
+	}
 	res, lines, err := records.Load(ctx, body, "body", format, batch, proto, store, func(lines int, read int64, res recall.WriteResult) {
 		send(IngestProgress{Lines: lines, Bytes: read, Result: res})
 	})
