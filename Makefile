@@ -32,10 +32,10 @@ db-clean: ## Stop the private server and delete its data directory (.pg/).
 	@scripts/db.sh clean
 
 .PHONY: test
-test: ## Run every test against the private server (installed and started as needed) and, when Citus's source is there, a Citus cluster; then the ONNX tests again on ONNX Runtime.
-	@url=$$(scripts/db.sh start); citus=; workers=; \
+test: ## Run every test against the private server (installed and started as needed), headless Chromium for the console (installed if missing) and, when Citus's source is there, a Citus cluster; then the ONNX tests again on ONNX Runtime.
+	@url=$$(scripts/db.sh start); chromium=$$(scripts/chromium-install.sh); citus=; workers=; \
 	if scripts/citus.sh available; then citus=$$(scripts/citus.sh start); workers=$$(scripts/citus.sh workers | tr '\n' ' '); fi; \
-	TEST_DATABASE_URL="$$url" TEST_CITUS_URL="$$citus" TEST_CITUS_WORKERS="$$workers" $(GO) test -count=1 $(PKGS)
+	TEST_DATABASE_URL="$$url" RECALL_CHROMIUM="$$chromium" TEST_CITUS_URL="$$citus" TEST_CITUS_WORKERS="$$workers" $(GO) test -count=1 $(PKGS)
 	@lib=$$(scripts/ort-install.sh); \
 	$(ORT_ENV) ONNXRUNTIME_LIB="$$lib" $(GO) test -count=1 -tags ort $(ONNX_PKGS)
 
@@ -43,6 +43,12 @@ ONNX_PKGS := ./embed/onnx ./rerank/onnx
 # ONNX Runtime keeps a device id and a small database under $XDG_CACHE_HOME (~/.cache/Microsoft):
 # the tests keep them in .ort/cache instead, with Go's build cache left where it is.
 ORT_ENV = GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$(CURDIR)/.ort/cache"
+
+.PHONY: screenshots
+screenshots: ## Make the console's screenshots (docs/console/*.png) with its browser test.
+	@url=$$(scripts/db.sh start); chromium=$$(scripts/chromium-install.sh); mkdir -p docs/console; \
+	TEST_DATABASE_URL="$$url" RECALL_CHROMIUM="$$chromium" RECALL_CONSOLE_SHOTS="$(CURDIR)/docs/console" \
+		$(GO) test -count=1 -run '^TestConsole$$' ./server
 
 .PHONY: citus
 citus: ## Build Citus from ../shared/citus (or RECALL_CITUS_SRC) if needed and start a coordinator and two workers (.citus/); prints the coordinator's admin URL last.
