@@ -7,13 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/server"
@@ -99,7 +100,7 @@ func shot(t *testing.T, ctx context.Context, name string) {
 // chromedp.Submit calls form.submit(), which skips it).
 func submit(id string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Evaluate[any](`document.getElementById(` + strconv.Quote(id) + `).requestSubmit()`)(ctx, tg)
+		_, err := chromedp.Evaluate[any](`document.getElementById(`+strconv.Quote(id)+`).requestSubmit()`)(ctx, tg)
 		return chromedp.Void{}, err
 	}
 }
@@ -157,9 +158,19 @@ func TestConsole(t *testing.T) {
 	if got := eval[string](t, ctx, `sessionStorage.getItem("recall.key") + "|" + localStorage.length`); got != w.keys["ana"]+"|0" {
 		t.Fatalf("key storage: %q", got)
 	}
-	run(t, ctx, "ask",
-		chromedp.SendKeys(chromedp.ID("q"), "Who fixed the team crane 3?"),
-		submit("ask-form"))
+	// Every control has a name a screen reader reads (a label, or aria-label).
+	if unlabeled := eval[[]string](t, ctx, `[...document.querySelectorAll("input, select, textarea, button")].filter(e =>
+		!(e.labels && e.labels.length) && !e.getAttribute("aria-label") && !e.textContent.trim()).map(e => e.id || e.outerHTML)`); len(unlabeled) > 0 {
+		t.Fatalf("controls without a label: %v", unlabeled)
+	}
+	// Keyboard alone: arrows move between the tabs, Enter in the question asks.
+	run(t, ctx, "tabs by keyboard", chromedp.Focus(chromedp.ID("tab-ask")), chromedp.KeyEvent(kb.ArrowRight))
+	if got := eval[string](t, ctx, `document.activeElement.id + "|" + document.getElementById("view-why").hidden`); got != "tab-why|false" {
+		t.Fatalf("ArrowRight on the Ask tab: %s, want the Why tab focused and shown", got)
+	}
+	run(t, ctx, "back", chromedp.KeyEvent(kb.ArrowLeft))
+	run(t, ctx, "ask by keyboard",
+		chromedp.SendKeys(chromedp.ID("q"), "Who fixed the team crane 3?\r"))
 	waitFor(t, ctx, "the pack", `document.querySelectorAll("#items > li").length > 0`)
 	first := eval[string](t, ctx, `document.querySelector("#items > li").dataset.id`)
 	chips := eval[[]string](t, ctx, `[...document.querySelectorAll("#items > li:first-child > .chips > .chip")].map(c => c.textContent)`)

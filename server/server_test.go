@@ -219,11 +219,18 @@ func TestAuthMatrix(t *testing.T) {
 	}
 	// No key, a malformed key, a revoked key: 401, with the challenge.
 	for name, key := range map[string]string{"none": "", "garbage": "rk_nope", "revoked": w.keys["revoked"]} {
-		r := w.do(t, "POST", "/v1/recall", key, q)
-		if r.status != http.StatusUnauthorized || r.header.Get("WWW-Authenticate") == "" {
-			t.Fatalf("%s key: status %d, WWW-Authenticate %q", name, r.status, r.header.Get("WWW-Authenticate"))
+		for _, route := range []struct{ method, path string }{{"POST", "/v1/recall"}, {"GET", "/v1/me"}, {"POST", "/v1/browse"},
+			{"POST", "/v1/memory"}, {"POST", "/v1/ingest"}} {
+			var body any = q
+			if route.method == "GET" {
+				body = nil
+			}
+			r := w.do(t, route.method, route.path, key, body)
+			if r.status != http.StatusUnauthorized || r.header.Get("WWW-Authenticate") == "" {
+				t.Fatalf("%s key, %s %s: status %d, WWW-Authenticate %q", name, route.method, route.path, r.status, r.header.Get("WWW-Authenticate"))
+			}
+			r.problem(t)
 		}
-		r.problem(t)
 	}
 	// A key sees its scopes and no other.
 	check := func(name string, r response, allowed ...string) {
@@ -385,6 +392,14 @@ func TestBadRequests(t *testing.T) {
 		{"NUL in text", "POST", "/v1/memories", map[string]any{"memories": []any{map[string]any{"id": "n", "text": "a\x00b"}}}, 400, "memories[0].text"},
 		{"wrong type in batch", "POST", "/v1/memories", []byte(`{"memories": [{"id": 7, "text": "x"}]}`), 400, "memories.id"},
 		{"delete without ids", "DELETE", "/v1/memories", []byte(`{"ids": [""]}`), 400, "ids[0].id"},
+		{"browse: unknown field", "POST", "/v1/browse", []byte(`{"txt": "x"}`), 400, "txt"},
+		{"browse: 100 kB body", "POST", "/v1/browse", map[string]any{"text": strings.Repeat("a", 100<<10)}, 413, "body"},
+		{"browse: long text", "POST", "/v1/browse", map[string]any{"text": strings.Repeat("a", 600)}, 400, "text"},
+		{"browse: offset", "POST", "/v1/browse", map[string]any{"offset": 20000}, 400, "offset"},
+		{"browse: invalid UTF-8", "POST", "/v1/browse", []byte("{\"text\": \"caf\xe9\"}"), 400, "body"},
+		{"memory: no id", "POST", "/v1/memory", map[string]any{"id": ""}, 400, "id"},
+		{"memory: 100 kB body", "POST", "/v1/memory", map[string]any{"id": strings.Repeat("a", 100<<10)}, 413, "body"},
+		{"ingest: batch", "POST", "/v1/ingest?batch=0", []byte(`{}`), 400, "batch"},
 	} {
 		r := w.do(t, c.method, c.path, key, c.body)
 		if r.status != c.status {
