@@ -144,15 +144,10 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		p.write(w)
 		return
 	}
-	select {
-	case s.writes <- struct{}{}:
-		defer func() { <-s.writes }()
-	default:
-		p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d writes are running, the server's limit (--max-concurrent-writes)", cap(s.writes)))
-		p.retryAfter = 1
-		p.write(w)
+	if !s.acquireWrite(w) {
 		return
 	}
+	defer s.releaseWrite()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
 	defer cancel()
 	proto := recall.Batch{Scopes: scopes, Duplicates: q.Get("duplicates"), DuplicateMatch: q.Get("duplicate_match")}

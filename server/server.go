@@ -246,6 +246,21 @@ func (s *Server) acquire(w http.ResponseWriter) bool {
 
 func (s *Server) release() { <-s.slots }
 
+// acquireWrite takes a write slot, or answers 429 when all are busy.
+func (s *Server) acquireWrite(w http.ResponseWriter) bool {
+	select {
+	case s.writes <- struct{}{}:
+		return true
+	default:
+		p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d writes are running, the server's limit (--max-concurrent-writes)", cap(s.writes)))
+		p.retryAfter = 1
+		p.write(w)
+		return false
+	}
+}
+
+func (s *Server) releaseWrite() { <-s.writes }
+
 func (s *Server) recall(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	s.recallLike(w, r, k, func(ctx context.Context, u recall.User, req *RecallRequest) (any, *recall.Timings, error) {
 		pack, err := s.cfg.Engine.Recall(ctx, u, req.Query, req.Budget, req.options())
@@ -356,15 +371,10 @@ func (s *Server) writeLike(w http.ResponseWriter, r *http.Request, k keys.Key, l
 		p.write(w)
 		return
 	}
-	select {
-	case s.writes <- struct{}{}:
-		defer func() { <-s.writes }()
-	default:
-		p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d writes are running, the server's limit (--max-concurrent-writes)", cap(s.writes)))
-		p.retryAfter = 1
-		p.write(w)
+	if !s.acquireWrite(w) {
 		return
 	}
+	defer s.releaseWrite()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
 	defer cancel()
 	out, err := run(ctx, user)
