@@ -25,6 +25,11 @@ import (
 )
 
 // Config builds an Engine. Zero values take the documented defaults.
+// Expander gives the words a question's terms are expanded with (package lexicon).
+type Expander interface {
+	Expand(question string) []string
+}
+
 type Config struct {
 	// Pool connects as the runtime role (recall_runtime), the one row security always applies
 	// to. Required. New refuses a role that bypasses row security.
@@ -59,6 +64,10 @@ type Config struct {
 	RerankMin     int     // fewer candidates than this skip reranking (0: 5)
 	MMRLambda     float64 // MMR diversity after merit order: 0 off; in (0, 1) lower is more diverse
 	ExactEntities bool    // match query entities exactly only (no trigram branch)
+	// Expander gives words related to a question's (lexicon.WordNet's Expander), which the
+	// BM25 and context lanes add to its terms at Settings.ExpansionWeight; nil, or weight 0:
+	// no expansion.
+	Expander Expander
 
 	NoAccess      bool          // do not record access
 	AccessTimeout time.Duration // bound on the recording transaction (0: access.DefaultTimeout)

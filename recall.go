@@ -239,6 +239,9 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 		WindowStart: opts.WindowStart, WindowEnd: opts.WindowEnd, Filters: opts.Filters, Now: now, AsOf: opts.AsOf,
 		GraphContext: opts.GraphContext, KeepStale: r.keepStale,
 	}
+	if req.settings.ExpansionWeight > 0 && e.cfg.Expander != nil {
+		req.q.Expansion = e.cfg.Expander.Expand(query)
+	}
 	if opts.WindowStart.IsZero() && opts.WindowEnd.IsZero() && !opts.NoQueryTime {
 		if w, ok := when.Parse(query, now); ok {
 			req.q.WindowStart, req.q.WindowEnd = w.Start, w.End

@@ -20,6 +20,7 @@ import (
 type Trace struct {
 	Pack       *Pack
 	SearchText string   // the query after the speaker rewrite
+	Expansion  []string // the words the BM25 and context lanes added to it (Config.Expander)
 	Mentions   []string // the query's entity mention candidates
 	Shape      statement.Shape
 	SQL        string
@@ -88,7 +89,7 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 		return nil, err
 	}
 	tr := &Trace{
-		Pack: r.pack, SearchText: r.req.search, Mentions: r.req.q.Mentions,
+		Pack: r.pack, SearchText: r.req.search, Expansion: r.req.q.Expansion, Mentions: r.req.q.Mentions,
 		Shape: r.req.st.Shape, SQL: r.req.st.SQL, Settings: r.req.settings,
 		K: min(r.req.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
 		Now: r.req.q.Now, MMRLambda: e.cfg.MMRLambda,

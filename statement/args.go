@@ -49,6 +49,7 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 	if !q.AsOf.IsZero() {
 		all["as_of"] = q.AsOf
 	}
+	all["xtext"] = strings.Join(q.Expansion, " ")
 	all["graph_context"] = q.GraphContext
 	all["keep_stale"] = q.KeepStale
 	if st.Shape.Dim > 0 {

@@ -26,6 +26,10 @@ type Query struct {
 	// their validity), each with Candidate.Stale saying why, where the statement otherwise
 	// leaves them out. Neighbours always hold.
 	KeepStale bool
+	// Expansion are words related to the question's (package lexicon), which the BM25 and
+	// context lanes add to the question's terms at Settings.ExpansionWeight; none: the
+	// question's terms alone.
+	Expansion []string
 }
 
 // Mentions returns the lowered word n-grams (1 to 4 words) of s, the candidate entity

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sort"
 	"sync"
 	"testing"
@@ -328,4 +329,56 @@ func sortedIDs(cs []statement.Candidate) []int64 {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
+}
+
+// TestBM25Expansion: with expansion words (Query.Expansion) at ExpansionWeight w, the BM25
+// lane's score is the question's terms' BM25 plus w times the BM25 of the expansion's terms
+// the question lacks (a term of both counts once, at 1), as computed in Go; at weight 0 the
+// expansion changes nothing.
+func TestBM25Expansion(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	fixture{scopes: []string{"acme"}, n: 150, seed: 3, dim: dim, base: base}.load(t, db.Runtime)
+	acme := []string{"acme"}
+	s := statement.DefaultSettings()
+	s.K, s.BM25K = 1000, 1000
+	q := statement.Query{Text: "apple river", Raw: "apple river", Vector: unitVector(5, dim), Now: base.Add(400 * 24 * time.Hour),
+		Expansion: []string{"violins", "harbor", "river"}}
+	tx := testdb.BeginAs(t, db.Runtime, acme, nil)
+	tf, dl := visibleLexemes(t, tx)
+	own := queryTerms(t, tx, q.Text)
+	var extra []string
+	for _, x := range queryTerms(t, tx, strings.Join(q.Expansion, " ")) {
+		if !slices.Contains(own, x) {
+			extra = append(extra, x)
+		}
+	}
+	_ = tx.Rollback(context.Background())
+	if len(extra) != 2 {
+		t.Fatalf("expansion terms %v: want violin and harbor", extra)
+	}
+	base1 := bm25Reference(tf, dl, own, s.BM25K1, s.BM25B)
+	added := bm25Reference(tf, dl, extra, s.BM25K1, s.BM25B)
+	for _, w := range []float64{0, 0.3, 1} {
+		sw := s
+		sw.ExpansionWeight = w
+		ref := map[int64]float64{}
+		for id, v := range base1 {
+			ref[id] = v
+		}
+		if w > 0 {
+			for id, v := range added {
+				ref[id] += w * v
+			}
+		}
+		got := run(t, db, acme, statement.Only(statement.BM25), q, sw)
+		if len(got) != len(ref) {
+			t.Fatalf("weight %g: the lane scored %d memories, the reference %d", w, len(got), len(ref))
+		}
+		for _, c := range got {
+			if e := relErr(c.Lanes[statement.BM25].Score, ref[c.ID]); e > 1e-9 {
+				t.Fatalf("weight %g: memory %d: bm25 %.15g, reference %.15g", w, c.ID, c.Lanes[statement.BM25].Score, ref[c.ID])
+			}
+		}
+	}
 }

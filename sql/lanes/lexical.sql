@@ -14,15 +14,25 @@
 -- scores either way; reading a list whole is the cheaper of the two). Postings carry
 -- their memory's scopes, so they are visible exactly when it is: the memory itself is read
 -- only when filters are set (f_none false).
+-- A term of the question weighs 1; one only its expansion has (Query.Expansion) weighs
+-- expansion_weight, which scales its idf, so its share of every score. Without expansion
+-- words, or at weight 0, the terms are the question's alone.
 bm25_terms_q AS MATERIALIZED (
-  SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
+  SELECT x.term, max(x.w) AS w
+  FROM (
+    SELECT l.lexeme AS term, 1::float8 AS w FROM unnest(to_tsvector('english', @qtext::text)) AS l
+    UNION ALL
+    SELECT l.lexeme, @expansion_weight::float8 FROM unnest(to_tsvector('english', @xtext::text)) AS l
+    WHERE @expansion_weight::float8 > 0
+  ) x
+  GROUP BY x.term
 ),
 -- cidf is the context lane's: over the memories with a place, counting a term in a memory's
 -- neighbours as in the memory. A term's posting list holds both kinds, so it is read whole
 -- when the larger count is at most bm25_whole.
 bm25_idf AS MATERIALIZED (
-  SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
-         ln(1 + (s.cn - d.cdf + 0.5) / (d.cdf + 0.5)) AS cidf,
+  SELECT q.term, q.w * ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
+         q.w * ln(1 + (s.cn - d.cdf + 0.5) / (d.cdf + 0.5)) AS cidf,
          greatest(d.df, d.cdf) <= @bm25_whole::int AS whole
   FROM bm25_terms_q q
   CROSS JOIN visible_stats s

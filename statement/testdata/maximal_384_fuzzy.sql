@@ -39,11 +39,18 @@ vector_hits AS MATERIALIZED (
    LIMIT @vector_k::int)
 ),
 bm25_terms_q AS MATERIALIZED (
-  SELECT DISTINCT l.lexeme AS term FROM unnest(to_tsvector('english', @qtext::text)) AS l
+  SELECT x.term, max(x.w) AS w
+  FROM (
+    SELECT l.lexeme AS term, 1::float8 AS w FROM unnest(to_tsvector('english', @qtext::text)) AS l
+    UNION ALL
+    SELECT l.lexeme, @expansion_weight::float8 FROM unnest(to_tsvector('english', @xtext::text)) AS l
+    WHERE @expansion_weight::float8 > 0
+  ) x
+  GROUP BY x.term
 ),
 bm25_idf AS MATERIALIZED (
-  SELECT q.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
-         ln(1 + (s.cn - d.cdf + 0.5) / (d.cdf + 0.5)) AS cidf,
+  SELECT q.term, q.w * ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
+         q.w * ln(1 + (s.cn - d.cdf + 0.5) / (d.cdf + 0.5)) AS cidf,
          greatest(d.df, d.cdf) <= @bm25_whole::int AS whole
   FROM bm25_terms_q q
   CROSS JOIN visible_stats s

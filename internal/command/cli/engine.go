@@ -10,6 +10,7 @@ import (
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
 	embedonnx "github.com/recall-engine/recall/embed/onnx"
+	"github.com/recall-engine/recall/lexicon"
 	"github.com/recall-engine/recall/ranker"
 	"github.com/recall-engine/recall/statement"
 )
@@ -29,6 +30,9 @@ type EngineFlags struct {
 	// Functional are the functional relation predicates (recall.Config.FunctionalPredicates),
 	// comma-separated.
 	Functional string
+	// WordNet is a WordNet database directory for the question's expansion (--wordnet), and
+	// Expand the relations it takes (--expand).
+	WordNet, Expand string
 }
 
 // setFlags collects repeated --set name=value.
@@ -43,6 +47,8 @@ func (f *EngineFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Settings, "settings", "", "settings file (JSON by setting name, as aizk-eval tune writes; default $RECALL_SETTINGS)")
 	fs.Var(&f.Set, "set", "a setting as name=value over the settings file's, e.g. --set rrf_k=30 --set weights.vector=0.5 (repeatable)")
 	fs.StringVar(&f.Order, "order", "", `the learned order: a model file (aizk-eval order --out), "off" for the fused order, "" for the profile's`)
+	fs.StringVar(&f.WordNet, "wordnet", "", "a WordNet 3.0 database directory (Debian's wordnet-base: "+lexicon.DefaultDir+") whose related words expand the question's BM25 terms, at --set expansion_weight=W (off at 0, the default)")
+	fs.StringVar(&f.Expand, "expand", "synonyms,hyponyms", "with --wordnet: the relations of a word's first sense that expand it: synonyms, hyponyms, hypernyms (comma-separated)")
 	f.RegisterEmbedder(fs)
 }
 
@@ -103,6 +109,26 @@ func (f *EngineFlags) Config(ctx context.Context, getenv func(string) string) (r
 			return cfg, fmt.Errorf("%w: --set: %v", ErrUsage, err)
 		}
 		cfg.Settings = &s
+	}
+	if f.WordNet != "" {
+		var rel lexicon.Relations
+		for _, r := range strings.Split(f.Expand, ",") {
+			switch strings.TrimSpace(r) {
+			case "synonyms":
+				rel.Synonyms = true
+			case "hyponyms":
+				rel.Hyponyms = true
+			case "hypernyms":
+				rel.Hypernyms = true
+			default:
+				return cfg, fmt.Errorf("%w: --expand: %q: want synonyms, hyponyms or hypernyms", ErrUsage, r)
+			}
+		}
+		wn, err := lexicon.Load(f.WordNet)
+		if err != nil {
+			return cfg, fmt.Errorf("--wordnet: %w", err)
+		}
+		cfg.Expander = lexicon.Expander{WordNet: wn, Relations: rel, PerWord: 4, Max: 12}
 	}
 	switch f.Order {
 	case "":
