@@ -36,15 +36,15 @@ type Settings struct {
 	EfSearch          int     `set:"ef_search" default:"100" range:"[1,1000]" bind:"-"` // hnsw.ef_search (at least VectorK)
 	VectorExactScale  float64 `set:"vector_exact_scale" default:"250" range:"[0,]"`     // exact search when visible^2 <= scale * all memories
 
-	BM25K        int     `set:"bm25_k" default:"100" range:"[1,]"`                 // BM25 lane depth
-	BM25K1       float64 `set:"bm25_k1" default:"0.9" range:"[0,]"`                // BM25 k1
+	BM25K  int     `set:"bm25_k" default:"100" range:"[1,]"`  // BM25 lane depth
+	BM25K1 float64 `set:"bm25_k1" default:"0.9" range:"[0,]"` // BM25 k1
 	// ExpansionWeight scales the BM25 and context lanes' terms that come from the question's
 	// expansion (Query.Expansion, package lexicon) against the question's own (weight 1);
 	// 0 (the default) turns the expansion off.
 	ExpansionWeight float64 `set:"expansion_weight" default:"0" range:"[0,1]"`
-	BM25B        float64 `set:"bm25_b" default:"0.4" range:"[0,1]"`                // BM25 b
-	BM25Postings int     `set:"bm25_postings" default:"300" range:"[0,]" null:"0"` // postings read per query term and scope set (0: all)
-	BM25Whole    int     `set:"bm25_whole" default:"10000" range:"[0,]"`           // a term in at most this many visible memories is read whole, not probed per candidate
+	BM25B           float64 `set:"bm25_b" default:"0.4" range:"[0,1]"`                // BM25 b
+	BM25Postings    int     `set:"bm25_postings" default:"300" range:"[0,]" null:"0"` // postings read per query term and scope set (0: all)
+	BM25Whole       int     `set:"bm25_whole" default:"10000" range:"[0,]"`           // a term in at most this many visible memories is read whole, not probed per candidate
 
 	ContextK       int     `set:"context_k" default:"100" range:"[1,]"`        // context lane depth
 	ContextWeight  float64 `set:"context_weight" default:"0.3" range:"[0,1]"`  // weight of a neighbour's words in a memory's context
