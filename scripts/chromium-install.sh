@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Make sure headless Chromium is on this Debian machine, for the console's browser tests
 # (server/console_test.go), and print its path. Idempotent and quiet when it is there:
-# Debian's chromium package and a font for its pages (apt-get, as root) are installed only
-# when no chromium is found.
+# Debian's chromium package, with what Debian recommends beside it (fonts-liberation among
+# them), is installed (apt-get, as root) only when no chromium is found.
 #
 #   scripts/chromium-install.sh
 set -euo pipefail
@@ -21,5 +21,5 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 log "installing Debian's chromium (apt-get)"
 apt-get update -qq >/dev/null || { log "apt-get update failed: is Debian's archive reachable?"; exit 1; }
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 command -v chromium
