@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,6 +28,9 @@ type Writer struct {
 	// works_at): a relation of one, written with an evidence memory, supersedes the evidence
 	// of the subject's relations to other objects (sql/write/functional.sql).
 	Functional []string
+	// indexed: this Writer saw the vector index of its embedder's dimension in place, so a
+	// write need not ask for it again.
+	indexed atomic.Bool
 }
 
 func statementText(name string) string {
@@ -57,13 +61,22 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 	if err != nil {
 		return Result{}, err
 	}
+	// The vector index is built, when missing, in a transaction of its own before the
+	// batch's: as the owner's DDL it would touch every placement of memories on Citus before
+	// the caller's rows do, which Citus refuses within one transaction; and a batch that fails
+	// leaves only an index, which the next write needs anyway.
+	if len(b.Memories) > 0 && !b.DeferVectorIndex && !w.indexed.Load() {
+		if err := w.EnsureVectorIndex(ctx); err != nil {
+			return Result{}, err
+		}
+	}
 	var res Result
 	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
 		if err := scope.Apply(ctx, tx, read, write, scope.Setting{Name: "pg_trgm.similarity_threshold", Value: "0.8"}); err != nil {
 			return err
 		}
 		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res, functional: w.Functional}
-		if err := t.write(w.Embedder.Dim(), b, vecs); err != nil {
+		if err := t.write(b, vecs); err != nil {
 			return err
 		}
 		return scope.Flush(ctx, tx)
@@ -91,6 +104,7 @@ func (w *Writer) EnsureVectorIndex(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recall: vector index: %w", err)
 	}
+	w.indexed.Store(true)
 	return nil
 }
 
@@ -166,12 +180,7 @@ func (t *txn) stored(table string, want map[string]string) (map[string]int64, er
 }
 
 // write runs the batch's steps in order; each reads what the earlier ones wrote.
-func (t *txn) write(dim int, b Batch, vecs [][]float32) error {
-	if len(b.Memories) > 0 && !b.DeferVectorIndex {
-		if _, err := t.tx.Exec(t.ctx, statementText("ensure_vector_index"), pgx.StrictNamedArgs{"dim": dim}); err != nil {
-			return err
-		}
-	}
+func (t *txn) write(b Batch, vecs [][]float32) error {
 	for _, step := range []func(Batch, [][]float32) error{t.writeSources, t.writeMemories, t.writeCoverage, t.writeSupersessions, t.writeEntities, t.writeLinks} {
 		if err := step(b, vecs); err != nil {
 			return err
