@@ -304,7 +304,7 @@ func (t *txn) resolve(names map[string]string, create, persons map[string]bool, 
 		rowsNew = append(rowsNew, map[string]any{"id": "auto:" + k, "name": names[k], "kind": kind})
 	}
 	if len(rowsNew) > 0 {
-		got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rowsNew}, "keep_existing": true})
+		got, err := t.rows(statementText("entities_keep"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rowsNew}})
 		if err != nil {
 			return nil, err
 		}

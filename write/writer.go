@@ -67,7 +67,7 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 	// leaves only an index, which the next write needs anyway.
 	if len(b.Memories) > 0 && !b.DeferVectorIndex && !w.indexed.Load() {
 		if err := w.EnsureVectorIndex(ctx); err != nil {
-			return Result{}, err
+			return Result{}, dberr.Interpret(ctx, "recall: write", err)
 		}
 	}
 	var res Result
@@ -206,7 +206,7 @@ func (t *txn) write(b Batch, vecs [][]float32) error {
 }
 
 // writeSources upserts the batch's sources and checks that the stored sources its memories
-// name exist.
+// name exist; t.sources then holds the id of every source the batch names.
 func (t *txn) writeSources(b Batch, _ [][]float32) error {
 	t.sources = map[string]int64{}
 	if len(b.Sources) > 0 {
@@ -227,7 +227,10 @@ func (t *txn) writeSources(b Batch, _ [][]float32) error {
 			named[m.Source] = fmt.Sprintf("memories[%d].source", i)
 		}
 	}
-	_, err := t.stored("sources", named)
+	stored, err := t.stored("sources", named)
+	for id, sid := range stored {
+		t.sources[id] = sid
+	}
 	return err
 }
 
@@ -248,7 +251,11 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 			continue
 		}
 		refStart, refEnd := Refers(m)
-		rows = append(rows, map[string]any{"id": m.ID, "source": nilIfEmpty(m.Source), "kind": nilIfEmpty(m.Kind), "text": m.Text,
+		var source any
+		if m.Source != "" {
+			source = t.sources[m.Source]
+		}
+		rows = append(rows, map[string]any{"id": m.ID, "source": source, "kind": nilIfEmpty(m.Kind), "text": m.Text,
 			"embedding": vectorText(vecs[i]), "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
 			"mentioned_at": m.MentionedAt, "refers_start": refStart, "refers_end": refEnd, "expires_at": m.ExpiresAt,
 			"valid_from": m.ValidFrom, "valid_until": m.ValidUntil, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
@@ -305,7 +312,7 @@ func (t *txn) writeEntities(b Batch, _ [][]float32) error {
 		rows[i] = map[string]any{"id": en.ID, "name": en.Name, "kind": en.Kind, "aliases": nonNilS(en.Aliases),
 			"blocked_aliases": lowered(en.BlockedAliases), "metadata": nonNil(en.Metadata)}
 	}
-	got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}, "keep_existing": false})
+	got, err := t.rows(statementText("entities"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
 	if err != nil {
 		return err
 	}
