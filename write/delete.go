@@ -26,20 +26,19 @@ func (w *Writer) Delete(ctx context.Context, read, write, scopes, ids []string) 
 			return 0, err
 		}
 	}
-	n := 0
+	n, owed := 0, false
 	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
 			return err
 		}
-		if n, err = deleteIn(ctx, tx, sc, ids); err != nil {
-			return err
-		}
-		return scope.Flush(ctx, tx)
+		owed = scope.Owed(tx)
+		n, err = deleteIn(ctx, tx, sc, ids)
+		return err
 	})
 	if err != nil {
 		return 0, dberr.Interpret(ctx, "recall: delete", err)
 	}
-	return n, nil
+	return n, w.settle(ctx, owed, "recall: delete")
 }
 
 // deleteIn deletes the memories ids of scope set sc as Delete says, in tx, and returns how
@@ -71,11 +70,12 @@ func (w *Writer) Prune(ctx context.Context, read, write, scopes []string, now ti
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	n, owed := 0, false
 	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
 			return err
 		}
+		owed = scope.Owed(tx)
 		rows, err := tx.Query(ctx, statementText("expired"), pgx.NamedArgs{"scopes": sc, "now": now})
 		if err != nil {
 			return err
@@ -84,15 +84,13 @@ func (w *Writer) Prune(ctx context.Context, read, write, scopes []string, now ti
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		if n, err = deleteIn(ctx, tx, sc, ids); err != nil {
-			return err
-		}
-		return scope.Flush(ctx, tx)
+		n, err = deleteIn(ctx, tx, sc, ids)
+		return err
 	})
 	if err != nil {
 		return 0, dberr.Interpret(ctx, "recall: prune", err)
 	}
-	return n, nil
+	return n, w.settle(ctx, owed, "recall: prune")
 }
 
 // IDs lists the external ids of the memories of scope set scopes (nil: the user's only

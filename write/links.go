@@ -53,7 +53,7 @@ func (t *txn) writeLinks(b Batch, _ [][]float32) error {
 		}
 		t.res.Relations = int(tag.RowsAffected())
 		if len(t.functional) > 0 {
-			tag, err := t.tx.Exec(t.ctx, statementText("functional"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{relationRows}, "functional": t.functional})
+			tag, err := t.tx.Exec(t.ctx, statementText("functional"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{relationRows}, "functional": t.functional, "now": t.now})
 			if err != nil {
 				return err
 			}
@@ -106,7 +106,7 @@ func (t *txn) mentioned(b Batch) (named [][]int64, speakers []int64, err error) 
 		for _, id := range ids {
 			list = append(list, id)
 		}
-		if _, err := t.tx.Exec(t.ctx, statementText("speakers"), pgx.NamedArgs{"ids": list}); err != nil {
+		if _, err := t.tx.Exec(t.ctx, statementText("speakers"), pgx.NamedArgs{"scopes": t.scopes, "ids": list, "now": t.now}); err != nil {
 			return nil, nil, err
 		}
 	}

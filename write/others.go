@@ -42,7 +42,7 @@ func (t *txn) writeSupersessions(b Batch, _ [][]float32) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	tag, err := t.tx.Exec(t.ctx, statementText("supersede"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}, "note": ""})
+	tag, err := t.tx.Exec(t.ctx, statementText("supersede"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}, "note": "", "now": t.now})
 	if err != nil {
 		return err
 	}

@@ -44,11 +44,12 @@ func (w *Writer) Supersede(ctx context.Context, read, write, scopes []string, by
 		}
 		refs[id] = "supersede." + field
 	}
-	n := 0
+	n, owed := 0, false
 	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
 			return err
 		}
+		owed = scope.Owed(tx)
 		t := &txn{ctx: ctx, tx: tx, scopes: sc, res: &Result{}}
 		ids, err := t.stored("memories", refs)
 		if err != nil {
@@ -58,12 +59,12 @@ func (w *Writer) Supersede(ctx context.Context, read, write, scopes []string, by
 		for i, id := range olds {
 			rows[i] = map[string]any{"old": ids[id], "by": ids[by], "at": at}
 		}
-		tag, err := tx.Exec(ctx, statementText("supersede"), pgx.NamedArgs{"scopes": sc, "rows": jsonRows{rows}, "note": note})
+		tag, err := tx.Exec(ctx, statementText("supersede"), pgx.NamedArgs{"scopes": sc, "rows": jsonRows{rows}, "note": note, "now": time.Now()})
 		if err != nil {
 			return err
 		}
 		n = int(tag.RowsAffected())
-		return scope.Flush(ctx, tx)
+		return nil
 	})
 	if err != nil {
 		var we *Error
@@ -72,5 +73,5 @@ func (w *Writer) Supersede(ctx context.Context, read, write, scopes []string, by
 		}
 		return 0, dberr.Interpret(ctx, "recall: supersede", err)
 	}
-	return n, nil
+	return n, w.settle(ctx, owed, "recall: supersede")
 }

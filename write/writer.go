@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -71,15 +72,14 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 		}
 	}
 	var res Result
+	owed := false
 	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
 		if err := scope.Apply(ctx, tx, read, write, scope.Setting{Name: "pg_trgm.similarity_threshold", Value: "0.8"}); err != nil {
 			return err
 		}
-		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res, functional: w.Functional}
-		if err := t.write(b, vecs); err != nil {
-			return err
-		}
-		return scope.Flush(ctx, tx)
+		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res, functional: w.Functional, now: time.Now()}
+		owed = scope.Owed(tx)
+		return t.write(b, vecs)
 	})
 	if err != nil {
 		var we *Error
@@ -88,7 +88,20 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 		}
 		return Result{}, dberr.Interpret(ctx, "recall: write", err)
 	}
-	return res, nil
+	return res, w.settle(ctx, owed, "recall: write")
+}
+
+// settle runs the lexical rebuild a committed transaction owes (on Citus: scope.Flush). Its
+// failure leaves the transaction's rows stored and noted, which the next flush rebuilds;
+// the error says so.
+func (w *Writer) settle(ctx context.Context, owed bool, op string) error {
+	if !owed {
+		return nil
+	}
+	if err := scope.Flush(ctx, w.Pool); err != nil {
+		return fmt.Errorf("%s: stored, but its lexical data waits for the next write's flush: %w", op, dberr.Interpret(ctx, op, err))
+	}
+	return nil
 }
 
 // EnsureVectorIndex creates the vector index of the embedder's dimension when it is missing
@@ -116,7 +129,8 @@ type txn struct {
 	res    *Result
 
 	sources, memories, entities map[string]int64
-	functional                  []string // Writer.Functional
+	functional                  []string  // Writer.Functional
+	now                         time.Time // the write's time: a supersession's default start
 }
 
 type idRow struct {

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/recall-engine/recall/sql"
 )
@@ -111,16 +112,23 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 	return nil
 }
 
-// Flush finishes a writing transaction's derived data where the server cannot keep it by
-// statement: on a Citus coordinator it rebuilds the lexical data of the memories tx changed
-// (recall.bm25_flush, sql/write/bm25.sql); on one server, whose triggers kept it already, it
-// does nothing. Call it after the transaction's last write to memories and before commit,
-// on a transaction Apply set up.
-func Flush(ctx context.Context, tx pgx.Tx) error {
-	if citus, _ := tx.Conn().PgConn().CustomData()[citusKey].(bool); !citus {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, sqltext.BM25Flush); err != nil {
+// Owed reports whether a writing transaction set up by Apply leaves derived data for
+// Flush: on a Citus coordinator, whose row trigger only notes the memories a transaction
+// changes (recall.bm25_dirty), yes; on one server, whose statement triggers kept it in the
+// transaction, no.
+func Owed(tx pgx.Tx) bool {
+	citus, _ := tx.Conn().PgConn().CustomData()[citusKey].(bool)
+	return citus
+}
+
+// Flush rebuilds the lexical data of the memories that writing transactions noted
+// (recall.bm25_flush, sql/write/bm25.sql), in a transaction of its own, after the writer's
+// has committed: on Citus, the owner's function may not touch placements the caller's
+// transaction changed. Until it commits, those memories are stored but not yet in the
+// lexical lanes; a flush that does not happen (the process stops) is done by the next one,
+// which rebuilds everything noted. Call it when Owed said so.
+func Flush(ctx context.Context, pool *pgxpool.Pool) error {
+	if _, err := pool.Exec(ctx, sqltext.BM25Flush); err != nil {
 		return fmt.Errorf("scope: flush: %w", err)
 	}
 	return nil

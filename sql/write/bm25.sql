@@ -213,7 +213,10 @@ END
 $$;
 
 -- bm25_flush rebuilds what the noted memories touch, one scope set at a time, and forgets
--- them. A no-op on one server, where nothing is noted.
+-- them. A no-op on one server, where nothing is noted. The engine calls it in a transaction
+-- of its own after each writing transaction commits (scope.Flush), so two may run at once:
+-- each set is rebuilt under a transaction lock of its own, and the notes another flush took
+-- while this one waited are gone when the lock is granted, so nothing is rebuilt twice.
 CREATE OR REPLACE FUNCTION recall.bm25_flush() RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -221,9 +224,13 @@ DECLARE
   r record;
 BEGIN
   FOR set IN SELECT DISTINCT d.scopes FROM recall.bm25_dirty d ORDER BY 1 LOOP
-    SELECT array_agg(d.memory_id) AS ids, array_agg(d.source_id) AS sources, array_agg(d.position) AS places
-      INTO r FROM recall.bm25_dirty d WHERE d.scopes = set;
-    DELETE FROM recall.bm25_dirty d WHERE d.scopes = set;
+    PERFORM pg_advisory_xact_lock(hashtextextended('recall.bm25_flush ' || array_to_string(set, ','), 0));
+    -- What is deleted is what is rebuilt: a note another writer commits meanwhile stays for
+    -- the next flush.
+    WITH gone AS (DELETE FROM recall.bm25_dirty d WHERE d.scopes = set RETURNING d.memory_id, d.source_id, d.position)
+    SELECT array_agg(g.memory_id) AS ids, array_agg(g.source_id) AS sources, array_agg(g.position) AS places
+      INTO r FROM gone g;
+    CONTINUE WHEN r.ids IS NULL;
     PERFORM recall.bm25_rebuild(set, recall.bm25_touched(set, r.ids, r.sources, r.places));
   END LOOP;
 END
