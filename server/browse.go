@@ -65,6 +65,11 @@ func (s *Server) me(w http.ResponseWriter, _ *http.Request, k keys.Key) {
 	writeJSON(w, http.StatusOK, MeResponse{User: k.User, Label: k.Label, Read: nonNil(k.Read), Write: nonNil(k.Write), CanWrite: len(k.Write) > 0})
 }
 
+// keyUser makes the key's own user: all its scopes, its label.
+func keyUser(k keys.Key) func() (recall.User, *Problem) {
+	return func() (recall.User, *Problem) { return userFor(k, Scopes{}, "") }
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -75,41 +80,17 @@ func nonNil(s []string) []string {
 // browse and memory read as the key's user, like a recall: the same slots and timeout.
 func (s *Server) browse(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	var req BrowseRequest
-	s.readLike(w, r, k, &req, func(ctx context.Context, u recall.User) (any, error) {
+	s.readLike(w, r, &req, keyUser(k), func(ctx context.Context, u recall.User) (any, error) {
 		return s.cfg.Engine.Browse(ctx, u, req)
 	})
 }
 
 func (s *Server) memory(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	var req MemoryRequest
-	s.readLike(w, r, k, &req, func(ctx context.Context, u recall.User) (any, error) {
+	s.readLike(w, r, &req, keyUser(k), func(ctx context.Context, u recall.User) (any, error) {
 		ms, err := s.cfg.Engine.Memory(ctx, u, req.ID, req.Scope)
 		return MemoryResponse{Memories: ms}, err
 	})
-}
-
-func (s *Server) readLike(w http.ResponseWriter, r *http.Request, k keys.Key, req any, run func(context.Context, recall.User) (any, error)) {
-	if p := decode(w, r, s.cfg.MaxSmallBody, req); p != nil {
-		p.write(w)
-		return
-	}
-	user, p := userFor(k, Scopes{}, "")
-	if p != nil {
-		p.write(w)
-		return
-	}
-	if !s.acquire(w) {
-		return
-	}
-	defer s.release()
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RecallTimeout)
-	defer cancel()
-	out, err := run(ctx, user)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // ingest loads a JSONL body (at most MaxBody bytes) as recall ingest does (records.Load:

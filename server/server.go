@@ -286,11 +286,27 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, k keys.Key) {
 func (s *Server) recallLike(w http.ResponseWriter, r *http.Request, k keys.Key,
 	run func(context.Context, recall.User, *RecallRequest) (any, *recall.Timings, error)) {
 	var req RecallRequest
-	if p := decode(w, r, s.cfg.MaxSmallBody, &req); p != nil {
+	userOf := func() (recall.User, *Problem) { return userFor(k, req.Scopes, req.Label) }
+	s.readLike(w, r, &req, userOf, func(ctx context.Context, u recall.User) (any, error) {
+		out, timings, err := run(ctx, u, &req)
+		if err == nil {
+			s.metrics.stages(*timings)
+			info(r).timings = timings
+		}
+		return out, err
+	})
+}
+
+// readLike is a recall, a trace, a browse or a memory's read: decode the body (of at most
+// MaxSmallBody bytes) into req, make the user of the key and the decoded request (userOf),
+// take a recall slot (or 429), run under the recall timeout, answer.
+func (s *Server) readLike(w http.ResponseWriter, r *http.Request, req any, userOf func() (recall.User, *Problem),
+	run func(context.Context, recall.User) (any, error)) {
+	if p := decode(w, r, s.cfg.MaxSmallBody, req); p != nil {
 		p.write(w)
 		return
 	}
-	user, p := userFor(k, req.Scopes, req.Label)
+	user, p := userOf()
 	if p != nil {
 		p.write(w)
 		return
@@ -301,13 +317,11 @@ func (s *Server) recallLike(w http.ResponseWriter, r *http.Request, k keys.Key,
 	defer s.release()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RecallTimeout)
 	defer cancel()
-	out, timings, err := run(ctx, user, &req)
+	out, err := run(ctx, user)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.metrics.stages(*timings)
-	info(r).timings = timings
 	writeJSON(w, http.StatusOK, out)
 }
 
