@@ -19,6 +19,19 @@ import (
 var distributedTables = []string{"sources", "memories", "entities", "relations", "mentions", "summary_coverage",
 	"memory_access", "bm25_postings", "bm25_docs", "bm25_terms", "bm25_corpus", "bm25_dirty", "title_trigrams", "entity_trigrams"}
 
+// distributedPair is a Citus database, migrated and distributed (migrations.Distribute), and
+// a single server's, migrated: the two sides of a comparison.
+func distributedPair(t *testing.T) (cdb, sdb *testdb.DB) {
+	t.Helper()
+	cdb, sdb = testdb.Citus(t), testdb.New(t)
+	owner := cdb.OwnerSQL()
+	defer owner.Close() //nolint:errcheck // closing a handle
+	if err := migrations.Distribute(context.Background(), owner); err != nil {
+		t.Fatal(err)
+	}
+	return cdb, sdb
+}
+
 // derivedRows reads, as the owner, everything the write path derives from memories, sources
 // and entities, keyed by external ids so two databases compare: postings, per-set statistics,
 // document lengths, mentions, relations and the trigram postings.
@@ -64,14 +77,10 @@ func derivedRows(t *testing.T, db *testdb.DB) map[string][]string {
 // see through the policies' Citus form exactly the rows the rule in Go gives.
 func TestCitusDistributed(t *testing.T) {
 	t.Parallel()
-	cdb := testdb.Citus(t)
-	sdb := testdb.New(t)
+	cdb, sdb := distributedPair(t)
 	ctx := context.Background()
 	owner := cdb.OwnerSQL()
 	defer owner.Close() //nolint:errcheck // closing a handle
-	if err := migrations.Distribute(ctx, owner); err != nil {
-		t.Fatal(err)
-	}
 	if err := migrations.Distribute(ctx, owner); err != nil {
 		t.Fatalf("a second run: %v", err)
 	}

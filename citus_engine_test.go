@@ -11,7 +11,6 @@ import (
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
-	"github.com/recall-engine/recall/migrations"
 )
 
 // TestCitusEngineWrites: the engine's own writes, rewrites, supersessions and deletes, as
@@ -22,14 +21,8 @@ import (
 // given entities and relations and extracted ones.
 func TestCitusEngineWrites(t *testing.T) {
 	t.Parallel()
-	cdb := testdb.Citus(t)
-	sdb := testdb.New(t)
+	cdb, sdb := distributedPair(t)
 	ctx := context.Background()
-	owner := cdb.OwnerSQL()
-	defer owner.Close() //nolint:errcheck // closing a handle
-	if err := migrations.Distribute(ctx, owner); err != nil {
-		t.Fatal(err)
-	}
 	emb, err := embed.NewHashing(64)
 	if err != nil {
 		t.Fatal(err)

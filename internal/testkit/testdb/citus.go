@@ -58,6 +58,17 @@ func Citus(t testing.TB) *DB {
 		}
 	}
 	t.Cleanup(drop)
+	// One preparation at a time on the cluster, across test processes: each runs the roles
+	// file and makes the roles distributed objects, and two doing so at once on a worker
+	// failed there with "tuple concurrently updated" (the roles' shared catalog rows).
+	lock, err := pgx.ConnectConfig(ctx, admin)
+	if err != nil {
+		t.Fatalf("testdb: %s: %v", EnvCitusURL, err)
+	}
+	defer lock.Close(ctx) //nolint:errcheck // closing ends the session and its lock
+	if _, err := lock.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended('recall testdb.Citus', 0))"); err != nil {
+		t.Fatalf("testdb: lock the cluster's preparation: %v", err)
+	}
 	for _, n := range nodes {
 		if err := withAdmin(ctx, n, n.Database, func(c *pgx.Conn) error {
 			if _, err := c.Exec(ctx, sqltext.Roles); err != nil {
