@@ -1,7 +1,6 @@
 package lexicon_test
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -60,24 +59,5 @@ func TestExpansionTable(t *testing.T) {
 	}
 	if _, err := lexicon.Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "wordnet-base") {
 		t.Errorf("an empty directory: %v, want an error naming wordnet-base", err)
-	}
-}
-
-// TestDebianWordNet reads Debian's WordNet when it is installed: every noun and verb file
-// parses, and a few well-known relations hold.
-func TestDebianWordNet(t *testing.T) {
-	t.Parallel()
-	if _, err := os.Stat(lexicon.DefaultDir + "/data.noun"); err != nil {
-		t.Skip("no wordnet-base in " + lexicon.DefaultDir)
-	}
-	w, err := lexicon.Load(lexicon.DefaultDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Related("dog", lexicon.Relations{Hyponyms: true}, 100); !slices.Contains(got, "puppy") {
-		t.Errorf("dog's hyponyms %v lack puppy", got)
-	}
-	if got := w.Related("car", lexicon.Relations{Synonyms: true}, 100); !slices.Contains(got, "automobile") {
-		t.Errorf("car's synonyms %v lack automobile", got)
 	}
 }
