@@ -99,7 +99,7 @@ func (w *Writer) settle(ctx context.Context, owed bool, op string) error {
 		return nil
 	}
 	if err := scope.Flush(ctx, w.Pool); err != nil {
-		return fmt.Errorf("%s: stored, but its lexical data waits for the next write's flush: %w", op, dberr.Interpret(ctx, op, err))
+		return dberr.Interpret(ctx, op+": stored, but its lexical data waits for the next write's flush", err)
 	}
 	return nil
 }
