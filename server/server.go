@@ -223,44 +223,6 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("ready\n"))
 }
 
-// tryAcquire takes a recall slot if one is free.
-func (s *Server) tryAcquire() bool {
-	select {
-	case s.slots <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
-// acquire takes a recall slot, or answers 429 when all are busy.
-func (s *Server) acquire(w http.ResponseWriter) bool {
-	if s.tryAcquire() {
-		return true
-	}
-	p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d recalls are running, the server's limit (--max-concurrent)", cap(s.slots)))
-	p.retryAfter = 1
-	p.write(w)
-	return false
-}
-
-func (s *Server) release() { <-s.slots }
-
-// acquireWrite takes a write slot, or answers 429 when all are busy.
-func (s *Server) acquireWrite(w http.ResponseWriter) bool {
-	select {
-	case s.writes <- struct{}{}:
-		return true
-	default:
-		p := problem(http.StatusTooManyRequests, "busy", fmt.Sprintf("%d writes are running, the server's limit (--max-concurrent-writes)", cap(s.writes)))
-		p.retryAfter = 1
-		p.write(w)
-		return false
-	}
-}
-
-func (s *Server) releaseWrite() { <-s.writes }
-
 func (s *Server) recall(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	s.recallLike(w, r, k, func(ctx context.Context, u recall.User, req *RecallRequest) (any, *recall.Timings, error) {
 		pack, err := s.cfg.Engine.Recall(ctx, u, req.Query, req.Budget, req.options())
