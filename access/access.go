@@ -40,7 +40,8 @@ func New(pool *pgxpool.Pool, timeout time.Duration) *Recorder {
 var ErrNoWriteScopes = errors.New("access: the caller has no write scopes")
 
 // Record stamps ids as accessed at at, once each however often they repeat, in one
-// transaction under the caller's scopes (read and write must be normalized). It returns how
+// transaction under the caller's scopes (read and write must be normalized); on a Citus
+// cluster by one statement per scope set of the ids, each routed to its set's shard. It returns how
 // many memories were stamped: fewer than the distinct ids when some lie outside the caller's
 // write scopes or were deleted meanwhile.
 func (r *Recorder) Record(ctx context.Context, read, write []string, ids []int64, at time.Time) (int64, error) {
@@ -66,9 +67,24 @@ func (r *Recorder) Record(ctx context.Context, read, write []string, ids []int64
 		if err := scope.Apply(ctx, tx, read, write); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, sqltext.RecordAccess, pgx.StrictNamedArgs{"ids": ids, "at": at})
-		n = tag.RowsAffected()
-		return err
+		sets := [][]string{nil}
+		if scope.Distributed(tx) {
+			rows, err := tx.Query(ctx, sqltext.RecordSets, pgx.StrictNamedArgs{"ids": ids})
+			if err != nil {
+				return err
+			}
+			if sets, err = pgx.CollectRows(rows, pgx.RowTo[[]string]); err != nil {
+				return err
+			}
+		}
+		for _, set := range sets {
+			tag, err := tx.Exec(ctx, sqltext.RecordAccess, pgx.StrictNamedArgs{"ids": ids, "at": at, "set": set})
+			if err != nil {
+				return err
+			}
+			n += tag.RowsAffected()
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("access: record %d memories: %w", len(ids), err)
@@ -83,7 +99,7 @@ func (r *Recorder) Warm(ctx context.Context, c *pgx.Conn) {
 		if err := scope.Apply(ctx, tx, nil, nil); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, sqltext.RecordAccess, pgx.StrictNamedArgs{"ids": []int64{}, "at": time.Time{}}); err != nil {
+		if _, err := tx.Exec(ctx, sqltext.RecordAccess, pgx.StrictNamedArgs{"ids": []int64{}, "at": time.Time{}, "set": nil}); err != nil {
 			return err
 		}
 		return errRollback

@@ -23,6 +23,11 @@ var Roles string
 //go:embed access/record.sql
 var RecordAccess string
 
+// RecordSets lists the scope sets of the memories to stamp (on Citus, one statement per set).
+//
+//go:embed access/record_sets.sql
+var RecordSets string
+
 // RoleCheck tells whether the connected role escapes row security (the engine refuses it).
 //
 //go:embed engine/role.sql
@@ -53,6 +58,12 @@ var (
 	//go:embed read/memory_entities.sql
 	MemoryEntities string
 )
+
+// VisibleSets lists the scope sets the caller sees (on Citus, where the statement is routed
+// to one of them: package statement).
+//
+//go:embed read/visible_sets.sql
+var VisibleSets string
 
 // WALPosition is the primary's current WAL position in bytes.
 //
@@ -92,6 +103,11 @@ var ScopeApply string
 //
 //go:embed engine/is_citus.sql
 var IsCitus string
+
+// IsDistributed asks, on Citus, whether recall's tables are distributed (internal/scope).
+//
+//go:embed engine/is_distributed.sql
+var IsDistributed string
 
 // ScopeApplyCitus sets it on a Citus coordinator, where the workers must see it too.
 //

@@ -27,6 +27,9 @@ type Shape struct {
 	Dim   int
 	Fuzzy bool
 	Plan  Plan
+	// Routed compiles the form that Citus sends to the shard of the caller's one scope set
+	// (routed.go).
+	Routed bool
 }
 
 // Statement is one compiled recall statement.
@@ -120,6 +123,12 @@ func Build(shape Shape) (*Statement, error) {
 	sql = strings.Replace(sql, "{{graph_context}}", graphContext(plan, needs[inEntities]), 1)
 	if m := markerRE.FindString(sql); m != "" {
 		return nil, fmt.Errorf("statement: marker %s left in the statement", m)
+	}
+	if shape.Routed {
+		var err error
+		if sql, err = routeSQL(sql); err != nil {
+			return nil, err
+		}
 	}
 	binds := map[string]bool{}
 	for _, m := range bindRE.FindAllStringSubmatch(sql, -1) {

@@ -2,6 +2,7 @@ package statement
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/scope"
+	"github.com/recall-engine/recall/sql"
 )
 
 // Scopes are the caller's normalized read and write scopes.
@@ -79,9 +81,20 @@ func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 	if err := scope.Apply(ctx, tx, who.Read, who.Write, s.Session()...); err != nil {
 		return nil, interpretError(ctx, err)
 	}
+	sqls, err := routeOnCitus(ctx, tx, sts)
+	if err != nil {
+		return nil, err
+	}
 	out := make([][]Candidate, len(sts))
-	for i, st := range sts {
-		rows, err := queryPrepared(ctx, tx, st.SQL, args[i])
+	for i := range sts {
+		var rows pgx.Rows
+		if sqls[i] == sts[i].SQL {
+			rows, err = queryPrepared(ctx, tx, sqls[i], args[i])
+		} else {
+			// A routed text names its scope set: pgx's statement cache (bounded) keeps it,
+			// not a prepared statement of the connection's for every set it serves.
+			rows, err = tx.Query(ctx, sqls[i], args[i])
+		}
 		if err != nil {
 			return nil, interpretError(ctx, err)
 		}
@@ -94,6 +107,46 @@ func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 		return nil, interpretError(ctx, err)
 	}
 	return out, nil
+}
+
+// ErrManySets is returned on a Citus cluster for a caller who sees more than one scope set:
+// the statement is routed to one scope set's shard, and a recall across shards is not built
+// yet (docs/SCALING.md).
+var ErrManySets = errors.New("statement: on a Citus cluster a recall reads one scope set; the caller sees several")
+
+// routeOnCitus returns the text each statement runs as: on one server (and on a Citus
+// coordinator whose tables are not distributed) its own; on a distributed schema its routed
+// form (Statement.Routed) for the one scope set the caller sees,
+// found under row security from the per-set statistics (sql/read/visible_sets.sql).
+func routeOnCitus(ctx context.Context, tx pgx.Tx, sts []*Statement) ([]string, error) {
+	sqls := make([]string, len(sts))
+	if !scope.Distributed(tx) {
+		for i, st := range sts {
+			sqls[i] = st.SQL
+		}
+		return sqls, nil
+	}
+	rows, err := tx.Query(ctx, sqltext.VisibleSets)
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	sets, err := pgx.CollectRows(rows, pgx.RowTo[[]string])
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	if len(sets) > 1 {
+		return nil, ErrManySets
+	}
+	set := []string{}
+	if len(sets) == 1 {
+		set = sets[0]
+	}
+	for i, st := range sts {
+		if sqls[i], err = st.Routed(set); err != nil {
+			return nil, err
+		}
+	}
+	return sqls, nil
 }
 
 // queryPrepared runs sql as a prepared statement of the connection's own, prepared at its

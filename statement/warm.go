@@ -36,6 +36,11 @@ func Warm(ctx context.Context, c *pgx.Conn, st *Statement, q Query, s Settings, 
 		if err := scope.Apply(ctx, tx, nil, nil, settings...); err != nil {
 			return err
 		}
+		if scope.Distributed(tx) {
+			// The routed statement has the probes inline and runs its HNSW scans on the
+			// workers, which a coordinator's connection does not warm.
+			return nil
+		}
 		if _, err := tx.Exec(ctx, fragment("warm_probes", 0), pgx.StrictNamedArgs{
 			"qentities": mentions, "mention_floor": s.MentionFloor, "qlower": strings.ToLower(q.Raw),
 			"title_exact_words": s.TitleExactWords, "title_fuzzy_words": s.TitleFuzzyWords, "title_floor": s.TitleFloor,

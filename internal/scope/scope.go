@@ -64,8 +64,12 @@ func Normalize(field string, names []string) ([]string, error) {
 // Setting is a server setting applied with SET LOCAL semantics next to the scopes.
 type Setting struct{ Name, Value string }
 
-// citusKey marks, in a connection's CustomData, whether its server runs Citus.
-const citusKey = "recall/scope.citus"
+// citusKey and distributedKey mark, in a connection's CustomData, whether its server runs
+// Citus and whether recall's tables are distributed there.
+const (
+	citusKey       = "recall/scope.citus"
+	distributedKey = "recall/scope.distributed"
+)
 
 // Apply sets the caller's read and write scopes for the rest of tx (SET LOCAL semantics:
 // they vanish at commit or rollback), turns JIT off for it, and applies settings, all in one
@@ -74,8 +78,9 @@ const citusKey = "recall/scope.citus"
 //
 // On a Citus coordinator the settings must reach the workers, which set_config's do not:
 // there they are applied by SET LOCAL with Citus's propagation on (recall.apply_scopes). The
-// first Apply on a connection asks which server it is and keeps the answer with the
-// connection.
+// first Apply on a connection asks which server it is, and on Citus whether recall's tables
+// are distributed, and keeps the answers with the connection (a database distributed later
+// is seen by new connections).
 func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Setting) error {
 	for _, w := range write {
 		if _, ok := slices.BinarySearch(read, w); !ok {
@@ -100,7 +105,13 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 		if err := tx.QueryRow(ctx, sqltext.IsCitus).Scan(&citus); err != nil {
 			return fmt.Errorf("scope: apply: %w", err)
 		}
-		data[citusKey] = citus
+		distributed := false
+		if citus {
+			if err := tx.QueryRow(ctx, sqltext.IsDistributed).Scan(&distributed); err != nil {
+				return fmt.Errorf("scope: apply: %w", err)
+			}
+		}
+		data[citusKey], data[distributedKey] = citus, distributed
 	}
 	stmt := sqltext.ScopeApply
 	if citus {
@@ -119,6 +130,13 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 func Owed(tx pgx.Tx) bool {
 	citus, _ := tx.Conn().PgConn().CustomData()[citusKey].(bool)
 	return citus
+}
+
+// Distributed reports whether tx, set up by Apply, runs on a Citus coordinator whose recall
+// tables are distributed (migrations.Distribute): reads must then be routed by scope set.
+func Distributed(tx pgx.Tx) bool {
+	d, _ := tx.Conn().PgConn().CustomData()[distributedKey].(bool)
+	return d
 }
 
 // Flush rebuilds the lexical data of the memories that writing transactions noted

@@ -1,0 +1,211 @@
+package recall_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/scope"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/statement"
+)
+
+// TestCitusRecall: on the distributed schema a caller who sees one scope set gets, from the
+// routed statement, the pack a single server gives for the same writes: the same memories in
+// the same order with the same fused scores and lane ranks, every plan, random questions
+// over three scope sets of turns, notes, entities and relations. Every item is of the
+// caller's set; the access counts the recalls leave are the same; EXPLAIN shows the
+// statement sent to one shard; a caller of two sets is refused with ErrManySets.
+func TestCitusRecall(t *testing.T) {
+	t.Parallel()
+	cdb, sdb := distributedPair(t)
+	ctx := context.Background()
+	emb, err := embed.NewHashing(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var engines []*recall.Engine
+	for _, db := range []*testdb.DB{cdb, sdb} {
+		e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, FunctionalPredicates: []string{"lives_in"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Warm(ctx); err != nil {
+			t.Fatalf("warm: %v", err)
+		}
+		engines = append(engines, e)
+	}
+	r := rand.New(rand.NewPCG(34, 3))
+	words := strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed Lisbon Tokyo")
+	names := []string{"Alice Martin", "Bob Stone", "Carol Diaz"}
+	sentence := func() string {
+		var w []string
+		for range 4 + r.IntN(6) {
+			w = append(w, words[r.IntN(len(words))])
+		}
+		return names[r.IntN(len(names))] + " " + strings.Join(w, " ") + "."
+	}
+	sets := []string{"a", "b", "c"}
+	start := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	writer := recall.User{ID: "w", Read: sets, Write: sets}
+	for si, sc := range sets {
+		for round := range 3 {
+			src := fmt.Sprintf("chat%d", round)
+			b := recall.Batch{Scopes: []string{sc}, Sources: []recall.Source{{ID: src, Title: fmt.Sprintf("Harbor chat %d of %s", round, sc)}},
+				Entities: []recall.Entity{{ID: "alice", Name: "Alice Martin"}, {ID: "lisbon", Name: "Lisbon"}, {ID: "tokyo", Name: "Tokyo", Aliases: []string{"Edo"}}}}
+			for i := range 8 {
+				at := start.Add(time.Duration(si*100+round*10+i) * time.Hour)
+				m := recall.Memory{ID: fmt.Sprintf("%s-%d-%d", sc, round, i), Text: sentence(), OccurredStart: &at}
+				if i%4 != 3 {
+					m.Source, m.Position, m.Speaker = src, i+1, []string{"Ana", "Bo"}[i%2]
+				}
+				if i%3 == 0 {
+					m.Text = strings.TrimSuffix(m.Text, ".") + "?"
+				}
+				b.Memories = append(b.Memories, m)
+			}
+			city := []string{"lisbon", "tokyo"}[(si+round)%2]
+			b.Relations = []recall.Relation{{From: "alice", To: city, Predicate: "lives_in", Memory: b.Memories[0].ID}}
+			for i, e := range engines {
+				if _, err := e.Write(ctx, writer, b); err != nil {
+					t.Fatalf("write %s round %d on engine %d: %v", sc, round, i, err)
+				}
+			}
+		}
+	}
+
+	now := start.Add(30 * 24 * time.Hour)
+	plans := []statement.Plan{statement.Maximal}
+	for _, l := range statement.Lanes() {
+		plans = append(plans, statement.Only(l))
+	}
+	for qi := range 12 {
+		q := names[r.IntN(len(names))] + " " + words[r.IntN(len(words))] + " " + words[r.IntN(len(words))] + "?"
+		if qi%4 == 1 {
+			q = fmt.Sprintf("What was said in harbor chat %d about the %s?", r.IntN(3), words[r.IntN(len(words))])
+		}
+		if qi%4 == 2 {
+			q = "What happened on May 2, 2026 with the " + words[r.IntN(len(words))] + "?"
+		}
+		if qi%4 == 3 {
+			q = "Who lives in Edo near the " + words[r.IntN(len(words))] + "?"
+		}
+		sc := sets[qi%len(sets)]
+		user := recall.User{ID: "r" + sc, Read: []string{sc}, Write: []string{sc}}
+		for _, plan := range plans {
+			opts := func() *recall.Options {
+				return &recall.Options{Now: now, Plan: plan, NoOrder: plan != statement.Maximal}
+			}
+			got, err := engines[0].Recall(ctx, user, q, 600, opts())
+			if err != nil {
+				t.Fatalf("%q, plan %v, on the cluster: %v", q, plan, err)
+			}
+			want, err := engines[1].Recall(ctx, user, q, 600, opts())
+			if err != nil {
+				t.Fatalf("%q, plan %v, on one server: %v", q, plan, err)
+			}
+			if g, w := packLines(got), packLines(want); !slices.Equal(g, w) {
+				t.Fatalf("%q as %s, plan %v:\n cluster %v\n single  %v", q, sc, plan, g, w)
+			}
+			for _, it := range got.Items {
+				if !strings.HasPrefix(it.ExternalID, sc+"-") {
+					t.Fatalf("%q as %s: the cluster packed %s", q, sc, it.ExternalID)
+				}
+			}
+			if len(got.Warnings) != 0 {
+				t.Fatalf("%q as %s: warnings on the cluster: %v", q, sc, got.Warnings)
+			}
+		}
+	}
+	if g, w := accessRows(t, cdb), accessRows(t, sdb); !slices.Equal(g, w) || len(w) == 0 {
+		t.Fatalf("access counts:\n cluster %v\n single  %v", head(g), head(w))
+	}
+
+	// Two scope sets are not one shard: refused, typed.
+	two := recall.User{ID: "ab", Read: []string{"a", "b"}}
+	if _, err := engines[0].Recall(ctx, two, "Alice Martin ferry?", 600, &recall.Options{Now: now}); !errors.Is(err, statement.ErrManySets) {
+		t.Fatalf("a caller of two sets on the cluster: %v, want ErrManySets", err)
+	}
+
+	// The routed statement goes to one shard.
+	st, err := statement.Build(statement.Shape{Dim: 64, Fuzzy: true, Plan: statement.Maximal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := st.Routed([]string{"b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec, err := emb.Embed(ctx, []string{"Alice Martin ferry"}, embed.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := st.Args(statement.Query{Text: "alice martin ferry", Raw: "Alice Martin ferry", Vector: vec[0], Now: now}, statement.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := cdb.Runtime.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read only
+	if err := scope.Apply(ctx, tx, []string{"b"}, nil, statement.DefaultSettings().Session()...); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, "EXPLAIN "+text, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	if !strings.Contains(plan, "Task Count: 1\n") || strings.Count(plan, "Task Count:") != 1 {
+		t.Fatalf("the routed statement is not sent to one shard:\n%s", plan)
+	}
+}
+
+// packLines is a pack as comparable lines: each item's external id, fused score (to 1e-9),
+// statement rank, lane ranks and attachment.
+func packLines(p *recall.Pack) []string {
+	ext := map[int64]string{}
+	for _, it := range p.Items {
+		ext[it.ID] = it.ExternalID
+	}
+	var out []string
+	for _, it := range p.Items {
+		var lanes []string
+		for _, h := range it.Lanes {
+			lanes = append(lanes, fmt.Sprint(h.Rank))
+		}
+		out = append(out, fmt.Sprintf("%s %.9f #%d [%s] %s %s", it.ExternalID, math.Round(it.Score*1e9)/1e9, it.StatementRank,
+			strings.Join(lanes, " "), it.Context, ext[it.AttachedTo]))
+	}
+	return out
+}
+
+// accessRows lists the access counts as the owner, by external id.
+func accessRows(t *testing.T, db *testdb.DB) []string {
+	t.Helper()
+	rows, err := db.Owner.Query(context.Background(), `SELECT m.external_id || ' ' || a.access_count || ' ' || a.last_accessed::text
+		FROM recall.memory_access a JOIN recall.memories m ON m.id = a.memory_id AND m.scopes = a.scopes ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
