@@ -21,7 +21,7 @@ var distributedTables = []string{"sources", "memories", "entities", "relations",
 
 // distributedPair is a Citus database, migrated and distributed (migrations.Distribute), and
 // a single server's, migrated: the two sides of a comparison.
-func distributedPair(t *testing.T) (cdb, sdb *testdb.DB) {
+func distributedPair(t testing.TB) (cdb, sdb *testdb.DB) {
 	t.Helper()
 	cdb, sdb = testdb.Citus(t), testdb.New(t)
 	owner := cdb.OwnerSQL()

@@ -18,8 +18,8 @@ var ErrNotCurrent = errors.New("migrations: the database is not current: run mig
 // co-located, the policies in the form Citus accepts, the BM25 upkeep by row trigger and
 // recall.bm25_flush. One transaction: all of it or nothing. A database distributed already
 // is left as it is. It refuses a database Up has not made current, and a server without
-// Citus. The engine's writes and its recall statement do not run on the distributed schema
-// yet (docs/SCALING.md says what stops them), so no command calls it: the tests do.
+// Citus. `recall migrate distribute` calls it; docs/SCALING.md says what runs on the
+// distributed schema and what does not yet.
 func Distribute(ctx context.Context, db *sql.DB) error {
 	ok, err := Current(ctx, db)
 	if err != nil {
@@ -40,4 +40,16 @@ func Distribute(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrations: distribute (sql/citus/distribute.sql): %w", err)
 	}
 	return tx.Commit()
+}
+
+// Distributed reports whether db's recall tables are distributed (Distribute ran): false on a
+// server without Citus.
+func Distributed(ctx context.Context, db *sql.DB) (bool, error) {
+	var d bool
+	err := db.QueryRowContext(ctx, sqltext.IsCitus).Scan(&d)
+	if err != nil || !d {
+		return false, err
+	}
+	err = db.QueryRowContext(ctx, sqltext.IsDistributed).Scan(&d)
+	return d, err
 }

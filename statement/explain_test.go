@@ -51,7 +51,7 @@ func TestExplain(t *testing.T) {
 
 // explain returns the lines of EXPLAIN (options) of st run as a reader of read, in the
 // transaction Run would open.
-func explain(t *testing.T, pool *pgxpool.Pool, read []string, st *statement.Statement, q statement.Query, s statement.Settings, options string) []string {
+func explain(t testing.TB, pool *pgxpool.Pool, read []string, st *statement.Statement, q statement.Query, s statement.Settings, options string) []string {
 	t.Helper()
 	args, err := st.Args(q, s)
 	if err != nil {

@@ -25,6 +25,9 @@ DO $$
 DECLARE
   r record;
   t text;
+  tables text[] := ARRAY['sources', 'memories', 'entities', 'relations', 'mentions', 'summary_coverage', 'memory_access',
+                         'bm25_postings', 'bm25_docs', 'bm25_terms', 'bm25_corpus', 'bm25_dirty',
+                         'title_trigrams', 'entity_trigrams'];
   detail text;
   hint text;
 BEGIN
@@ -70,9 +73,15 @@ BEGIN
   ALTER TABLE recall.memories DROP CONSTRAINT memories_superseded_fkey, DROP CONSTRAINT memories_duplicate_fkey;
 
   PERFORM create_reference_table('recall.scopes');
-  FOREACH t IN ARRAY ARRAY['sources', 'memories', 'entities', 'relations', 'mentions', 'summary_coverage', 'memory_access',
-                           'bm25_postings', 'bm25_docs', 'bm25_terms', 'bm25_corpus', 'bm25_dirty',
-                           'title_trigrams', 'entity_trigrams'] LOOP
+  -- Rows already written move into the shards with their derived rows (postings, trigram
+  -- postings, statistics), so the write triggers must not fire on that copy: they would
+  -- derive the rows again, into tables not yet distributed ("relation ... does not exist" on
+  -- a worker). They are off while the tables move, and on again after (Citus carries a
+  -- trigger's state to the shards).
+  FOREACH t IN ARRAY tables LOOP
+    EXECUTE format('ALTER TABLE recall.%I DISABLE TRIGGER USER', t);
+  END LOOP;
+  FOREACH t IN ARRAY tables LOOP
     BEGIN
       IF t = 'sources' THEN
         PERFORM create_distributed_table('recall.sources', 'scopes');
@@ -83,6 +92,9 @@ BEGIN
       GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
       RAISE EXCEPTION 'recall: distributing recall.%: %', t, SQLERRM USING DETAIL = detail, HINT = hint;
     END;
+  END LOOP;
+  FOREACH t IN ARRAY tables LOOP
+    EXECUTE format('ALTER TABLE recall.%I ENABLE TRIGGER USER', t);
   END LOOP;
   CREATE TRIGGER memories_bm25_dirty AFTER INSERT OR DELETE OR UPDATE ON recall.memories
     FOR EACH ROW EXECUTE FUNCTION recall.memories_bm25_dirty();

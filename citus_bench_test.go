@@ -1,0 +1,113 @@
+package recall_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
+)
+
+// BenchmarkCitusRecall: the same writes on the distributed schema (coordinator and two
+// workers on this machine) and on a single server, then the maximal recall of a caller of
+// one scope set on each, alternating recall by recall, so both arms share the machine's
+// moment. RECALL_CITUS_BENCH_N memories (default 2,000) go to the caller's set and as many
+// to each of three other sets. It reports each arm's p50 and p95 and the cluster's p50 over
+// the single server's (x_single), and each arm's write throughput (memories a second,
+// through Engine.Write in batches of 200).
+//
+//	make citus && go test -run '^$' -bench CitusRecall -benchtime 60x .
+func BenchmarkCitusRecall(b *testing.B) {
+	n := 2000
+	if v := os.Getenv("RECALL_CITUS_BENCH_N"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			b.Fatalf("RECALL_CITUS_BENCH_N=%q: a positive count", v)
+		}
+	}
+	cdb, sdb := distributedPair(b)
+	ctx := context.Background()
+	emb, err := embed.NewHashing(256)
+	if err != nil {
+		b.Fatal(err)
+	}
+	words := strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed " +
+		"report engine cargo tide permit crew berth repair audit invoice ledger signal")
+	names := []string{"Alice Martin", "Bob Stone", "Carol Diaz", "Dan Wu", "Eve Park"}
+	sets := []string{"t", "o1", "o2", "o3"}
+	writer := recall.User{ID: "w", Read: sets, Write: sets}
+	var engines []*recall.Engine
+	var rates []float64
+	for _, db := range []*testdb.DB{cdb, sdb} {
+		e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		engines = append(engines, e)
+		r := rand.New(rand.NewPCG(1, 34))
+		start, written := time.Now(), 0
+		for _, sc := range sets {
+			for batch := 0; batch*200 < n; batch++ {
+				src := fmt.Sprintf("chat%d", batch)
+				bt := recall.Batch{Scopes: []string{sc}, Sources: []recall.Source{{ID: src, Title: "Harbor log " + src}}}
+				for i := range min(200, n-batch*200) {
+					var w []string
+					for range 6 + r.IntN(8) {
+						w = append(w, words[r.IntN(len(words))])
+					}
+					bt.Memories = append(bt.Memories, recall.Memory{ID: fmt.Sprintf("%s-%d", src, i), Source: src, Position: i + 1,
+						Speaker: names[r.IntN(len(names))], Text: names[r.IntN(len(names))] + " " + strings.Join(w, " ") + "."})
+				}
+				if _, err := e.Write(ctx, writer, bt); err != nil {
+					b.Fatal(err)
+				}
+				written += len(bt.Memories)
+			}
+		}
+		rates = append(rates, float64(written)/time.Since(start).Seconds())
+	}
+	user := recall.User{ID: "t", Read: []string{"t"}}
+	r := rand.New(rand.NewPCG(2, 34))
+	question := func() string {
+		return "What did " + names[r.IntN(len(names))] + " say about the " + words[r.IntN(len(words))] + " " + words[r.IntN(len(words))] + "?"
+	}
+	for _, e := range engines { // a first recall plans and caches on each
+		if _, err := e.Recall(ctx, user, question(), 1000, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var times [2][]time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		q := question()
+		for k := range 2 {
+			arm := (i + k) % 2 // alternate which arm goes first
+			t := time.Now()
+			if _, err := engines[arm].Recall(ctx, user, q, 1000, nil); err != nil {
+				b.Fatal(err)
+			}
+			times[arm] = append(times[arm], time.Since(t))
+		}
+	}
+	b.StopTimer()
+	pct := func(d []time.Duration, p float64) float64 {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return float64(s[min(len(s)-1, int(p*float64(len(s))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(times[0], 0.5), "citus_p50_ms")
+	b.ReportMetric(pct(times[0], 0.95), "citus_p95_ms")
+	b.ReportMetric(pct(times[1], 0.5), "single_p50_ms")
+	b.ReportMetric(pct(times[1], 0.95), "single_p95_ms")
+	b.ReportMetric(pct(times[0], 0.5)/pct(times[1], 0.5), "x_single")
+	b.ReportMetric(rates[0], "citus_writes/s")
+	b.ReportMetric(rates[1], "single_writes/s")
+}
