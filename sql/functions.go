@@ -76,13 +76,20 @@ func (b Band) Reach() string {
 // FunctionData is what the function files are rendered with.
 type FunctionData struct {
 	TitleBands, NameBands []Band
+	// Routed renders a probe's form for the routed statement on Citus (its name ends in
+	// _routed, its first argument is the scope set every table it reads is bound to).
+	Routed bool
 }
 
 type bandIndexes struct{ Like, Keep string }
 
 // postings names a trigram postings table (migrations 00004, 00007) and its row id column,
 // for the trigram_candidates template.
-type postings struct{ Table, ID string }
+// Routed binds it to the routed probes' scope set (the route argument).
+type postings struct {
+	Table, ID string
+	Routed    bool
+}
 
 // postingsTrigger names a trigram postings table's trigger (the trigram_postings_trigger
 // template): its function, the table and its row id column, the parent table and the field
@@ -99,7 +106,9 @@ var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
 		}
 		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`, Keep: strings.Join(keep, ", ")}
 	},
-	"postings": func(table, id string) postings { return postings{table, id} },
+	"postings": func(table, id string, routed bool) postings { return postings{table, id, routed} },
+	// routed is the data with Routed set, for a file's routed probe (sql/lanes/entity_probe.sql).
+	"routed": func(d FunctionData) FunctionData { d.Routed = true; return d },
 	"trigger": func(fn, table, id, parent, field string) postingsTrigger {
 		return postingsTrigger{fn, table, id, parent, field}
 	},

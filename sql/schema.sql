@@ -41,7 +41,11 @@
 --   body: sql/lanes/filter.sql
 -- FUNCTION recall.probe_entities(text[],boolean,double precision) RETURNS TABLE(id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 16 SET enable_seqscan=off SET plan_cache_mode=force_generic_plan SET search_path=pg_catalog, public, pg_temp
 --   body: sql/lanes/entity_probe.sql
+-- FUNCTION recall.probe_entities_routed(text[],text[],boolean,double precision) RETURNS TABLE(id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 16 SET enable_seqscan=off SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
+--   body: sql/lanes/entity_probe.sql
 -- FUNCTION recall.probe_titles(text,integer,integer,double precision) RETURNS TABLE(id bigint, sim double precision, direct boolean) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 8 SET enable_seqscan=off SET plan_cache_mode=force_generic_plan SET search_path=pg_catalog, public, pg_temp
+--   body: sql/lanes/title_probe.sql
+-- FUNCTION recall.probe_titles_routed(text[],text,integer,integer,double precision) RETURNS TABLE(id bigint, sim double precision, direct boolean) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 8 SET enable_seqscan=off SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
 --   body: sql/lanes/title_probe.sql
 -- FUNCTION recall.read_scopes() RETURNS text[] LANGUAGE sql STABLE
 --   body: migrations/00001_baseline.sql

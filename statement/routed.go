@@ -21,9 +21,10 @@ import (
 //     (memoriesReltuples);
 //   - reads the scope set's statistics from recall.bm25_corpus itself, not through
 //     recall.visible_corpus;
-//   - finds the query's entities and titles by the probes' rules written as subqueries
-//     (sql/lanes/routed_entities.sql, routed_titles.sql), and the exact vector search by its
-//     query (recall.vector_nearest's), in place of the SECURITY DEFINER functions.
+//   - finds the query's entities and titles by the probes' routed forms
+//     (recall.probe_entities_routed, probe_titles_routed: sql/lanes/entity_probe.sql says
+//     how they run inside the statement on the shard), bound to the same set, and does the
+//     exact vector search by its query (recall.vector_nearest's) under row security.
 //
 // With one scope set visible, the visible rows are exactly that set's, so the routed form
 // returns what the statement returns on one server (TestCitusRecall compares them).
@@ -41,8 +42,6 @@ const memoriesReltuples = "(SELECT reltuples FROM pg_class WHERE oid = 'recall.m
 
 var (
 	tableRefRE      = regexp.MustCompile(`\b(FROM|JOIN)\s+recall\.(` + distributed + `)\s+([a-z_][a-z0-9_]*)\b`)
-	probeEntitiesRE = regexp.MustCompile(`recall\.probe_entities\(([^,()]+), ([^,()]+), ([^,()]+)\)`)
-	probeTitlesRE   = regexp.MustCompile(`recall\.probe_titles\(([^,()]+), ([^,()]+), ([^,()]+), ([^,()]+)\)`)
 	vectorNearestRE = regexp.MustCompile(`recall\.vector_nearest\(@qvec::vector\((\d+)\), (@vector_k::int)\)`)
 	// What no routed statement may hold: a function reading distributed tables, or a table
 	// read without its scope set.
@@ -58,15 +57,8 @@ var sqlKeywords = map[string]bool{"where": true, "on": true, "join": true, "left
 func routeSQL(sql string) (string, error) {
 	sql = strings.ReplaceAll(sql, "recall.visible_corpus() c", "recall.bm25_corpus c")
 	sql = strings.ReplaceAll(sql, memoriesReltuples, "(SELECT 0::float4 AS reltuples)")
-	sql = probeEntitiesRE.ReplaceAllStringFunc(sql, func(call string) string {
-		m := probeEntitiesRE.FindStringSubmatch(call)
-		return strings.NewReplacer("{{mentions}}", m[1], "{{fuzzy}}", m[2], "{{floor}}", m[3]).Replace(fragment("routed_entities", 0))
-	})
-	sql = probeTitlesRE.ReplaceAllStringFunc(sql, func(call string) string {
-		m := probeTitlesRE.FindStringSubmatch(call)
-		return strings.NewReplacer("{{query}}", m[1], "{{exact_words}}", m[2], "{{fuzzy_words}}", m[3], "{{floor}}", m[4]).
-			Replace(fragment("routed_titles", 0))
-	})
+	sql = strings.ReplaceAll(sql, "recall.probe_entities(", "recall.probe_entities_routed(@route::text[], ")
+	sql = strings.ReplaceAll(sql, "recall.probe_titles(", "recall.probe_titles_routed(@route::text[], ")
 	sql = vectorNearestRE.ReplaceAllStringFunc(sql, func(call string) string {
 		m := vectorNearestRE.FindStringSubmatch(call)
 		vec := "@qvec::vector(" + m[1] + ")"

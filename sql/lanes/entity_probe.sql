@@ -52,21 +52,29 @@ AS $$ SELECT ARRAY(SELECT s || ' ' || k FROM unnest(scopes) s CROSS JOIN unnest(
 CREATE INDEX IF NOT EXISTS entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys))
   WITH (fastupdate = off);
 
-CREATE OR REPLACE FUNCTION recall.probe_entities(mentions text[], fuzzy boolean, floor float8)
+{{define "probe_entities"}}CREATE OR REPLACE FUNCTION recall.probe_entities{{if .Routed}}_routed(route text[], {{else}}({{end}}mentions text[], fuzzy boolean, floor float8)
 RETURNS TABLE (id bigint, sim float8)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+{{- if .Routed}} SET plan_cache_mode = force_custom_plan
+{{- else}} SET plan_cache_mode = force_generic_plan{{end}}
 ROWS 16
 AS $$
 DECLARE
   by_scope boolean;
+{{- if .Routed}}
+  nested text := current_setting('citus.allow_nested_distributed_execution', true);
+{{- end}}
 BEGIN
+{{- if .Routed}}
+  PERFORM set_config('citus.allow_nested_distributed_execution', 'on', true);
+{{- end}}
   by_scope := fuzzy AND CASE current_setting('recall.entity_probe', true)
     WHEN 'scope' THEN true
     WHEN 'index' THEN false
     ELSE (SELECT count(*) <= 2000 FROM (
             SELECT 1 FROM recall.entity_trigrams t
-            WHERE t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
+            WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
             LIMIT 2001) v)
   END;
   RETURN QUERY
@@ -75,12 +83,12 @@ BEGIN
     FROM unnest(mentions) AS m(mention)
     WHERE by_scope
   ),
-{{template "trigram_candidates" (postings "entity_trigrams" "entity_id")}}
+{{template "trigram_candidates" (postings "entity_trigrams" "entity_id" .Routed)}}
   SELECT x.id, max(x.sim)
   FROM (
     SELECT e.id, 1.0::float8 AS sim
     FROM recall.entities e
-    WHERE recall.scope_tokens(e.scopes, e.keys) && recall.scope_tokens(recall.read_scopes(), mentions)
+    WHERE {{if .Routed}}e.scopes = route AND {{end}}recall.scope_tokens(e.scopes, e.keys) && recall.scope_tokens(recall.read_scopes(), mentions)
     UNION ALL
     SELECT p.id, p.sim
     FROM unnest(mentions) AS g(mention)
@@ -92,7 +100,7 @@ BEGIN
       FROM recall.entities e
       WHERE {{$b.Reach}}
         AND cardinality(show_trgm(lower(e.name))) {{$b.Pred}}
-        AND lower(e.name) % g.mention AND e.scopes && recall.read_scopes()
+        AND lower(e.name) % g.mention AND {{if $.Routed}}e.scopes = route AND {{end}}e.scopes && recall.read_scopes()
 {{- end}}
     ) p
     WHERE fuzzy AND NOT by_scope AND p.sim >= floor
@@ -100,11 +108,30 @@ BEGIN
     SELECT c.id, m.sim
     FROM cand c
     -- Each name by its id (OFFSET 0 keeps the similarity from being planned as a trigram index scan).
-    CROSS JOIN LATERAL (SELECT similarity(lower(e.name), c.g)::float8 AS sim FROM recall.entities e WHERE e.id = c.id OFFSET 0) m
+    CROSS JOIN LATERAL (SELECT similarity(lower(e.name), c.g)::float8 AS sim FROM recall.entities e WHERE e.id = c.id{{if .Routed}} AND e.scopes = route{{end}} OFFSET 0) m
     WHERE m.sim >= floor
   ) x
   GROUP BY x.id;
+{{- if .Routed}}
+  PERFORM set_config('citus.allow_nested_distributed_execution', coalesce(nested, 'off'), true);
+{{- end}}
 END
 $$;
-{{template "trgm_search_path" "recall.probe_entities(text[], boolean, float8)"}}
+{{if .Routed}}{{template "trgm_search_path" "recall.probe_entities_routed(text[], text[], boolean, float8)"}}
+GRANT EXECUTE ON FUNCTION recall.probe_entities_routed(text[], text[], boolean, float8) TO recall_runtime;
+{{- else}}{{template "trgm_search_path" "recall.probe_entities(text[], boolean, float8)"}}
 GRANT EXECUTE ON FUNCTION recall.probe_entities(text[], boolean, float8) TO recall_runtime;
+{{- end}}
+{{end}}
+{{- template "probe_entities" .}}
+
+-- recall.probe_entities_routed: the same probe for the routed statement on a Citus cluster
+-- (statement/routed.go), every table it reads bound to route, the caller's one scope set, so
+-- each of its queries goes to that set's shard, the one the statement runs on: there it is
+-- a query on a local shard inside the statement's, which Citus allows only with
+-- citus.allow_nested_distributed_execution: on while its query runs (RETURN QUERY runs it
+-- whole), back to what it was after; its queries never leave the shard. (A SET clause
+-- would be cleaner, but PostgreSQL lets only a superuser create a function that sets a
+-- parameter of an extension not loaded, as on a single server.) Plans are made per call (force_custom_plan): Citus prunes a shard only
+-- by a known value.
+{{template "probe_entities" (routed .)}}

@@ -51,21 +51,29 @@ DROP INDEX IF EXISTS recall.sources_title_key_idx;
 CREATE INDEX IF NOT EXISTS sources_title_tokens_idx ON recall.sources
   USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate = off);
 
-CREATE OR REPLACE FUNCTION recall.probe_titles(query text, exact_words int, fuzzy_words int, floor float8)
+{{define "probe_titles"}}CREATE OR REPLACE FUNCTION recall.probe_titles{{if .Routed}}_routed(route text[], {{else}}({{end}}query text, exact_words int, fuzzy_words int, floor float8)
 RETURNS TABLE (id bigint, sim float8, direct boolean)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+{{- if .Routed}} SET plan_cache_mode = force_custom_plan
+{{- else}} SET plan_cache_mode = force_generic_plan{{end}}
 ROWS 8
 AS $$
 DECLARE
   by_scope boolean;
+{{- if .Routed}}
+  nested text := current_setting('citus.allow_nested_distributed_execution', true);
+{{- end}}
 BEGIN
+{{- if .Routed}}
+  PERFORM set_config('citus.allow_nested_distributed_execution', 'on', true);
+{{- end}}
   by_scope := CASE current_setting('recall.title_probe', true)
     WHEN 'scope' THEN true
     WHEN 'index' THEN false
     ELSE (SELECT count(*) <= 2000 FROM (
             SELECT 1 FROM recall.title_trigrams t
-            WHERE t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
+            WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
             LIMIT 2001) v)
   END;
   RETURN QUERY
@@ -88,7 +96,7 @@ BEGIN
   exact AS MATERIALIZED (
     SELECT s.id, recall.title_key(s.title) AS k
     FROM recall.sources s
-    WHERE recall.scope_tokens(s.scopes, ARRAY[recall.title_key(s.title)])
+    WHERE {{if .Routed}}s.scopes = route AND {{end}}recall.scope_tokens(s.scopes, ARRAY[recall.title_key(s.title)])
           && recall.scope_tokens(recall.read_scopes(), ARRAY(SELECT DISTINCT sp.g FROM spans sp WHERE length(sp.g) >= 3))
   ),
   -- The fuzzy branch's n-grams, with their trigrams: not weak, and not inside (or equal to)
@@ -100,7 +108,7 @@ BEGIN
       AND NOT EXISTS (SELECT 1 FROM spans e JOIN exact h ON h.k = e.g
                       WHERE e.i <= sp.i AND sp.i + sp.n <= e.i + e.n)
   ),
-{{template "trigram_candidates" (postings "title_trigrams" "source_id")}}
+{{template "trigram_candidates" (postings "title_trigrams" "source_id" .Routed)}}
   SELECT x.id, max(x.sim), bool_or(x.direct)
   FROM (
     SELECT h.id, 1.0::float8 AS sim, true AS direct FROM exact h
@@ -115,7 +123,7 @@ BEGIN
       FROM recall.sources s
       WHERE {{$b.Reach}}
         AND cardinality(show_trgm(lower(s.title))) {{$b.Pred}}
-        AND lower(s.title) % g.g AND s.scopes && recall.read_scopes()
+        AND lower(s.title) % g.g AND {{if $.Routed}}s.scopes = route AND {{end}}s.scopes && recall.read_scopes()
 {{- end}}
     ) p
     WHERE NOT by_scope AND p.sim >= floor
@@ -123,11 +131,24 @@ BEGIN
     SELECT c.id, m.sim, false
     FROM cand c
     -- Each title by its id (OFFSET 0 keeps the similarity from being planned as a trigram index scan).
-    CROSS JOIN LATERAL (SELECT similarity(lower(s.title), c.g)::float8 AS sim FROM recall.sources s WHERE s.id = c.id OFFSET 0) m
+    CROSS JOIN LATERAL (SELECT similarity(lower(s.title), c.g)::float8 AS sim FROM recall.sources s WHERE s.id = c.id{{if .Routed}} AND s.scopes = route{{end}} OFFSET 0) m
     WHERE by_scope AND m.sim >= floor
   ) x
   GROUP BY x.id;
+{{- if .Routed}}
+  PERFORM set_config('citus.allow_nested_distributed_execution', coalesce(nested, 'off'), true);
+{{- end}}
 END
 $$;
-{{template "trgm_search_path" "recall.probe_titles(text, int, int, float8)"}}
+{{if .Routed}}{{template "trgm_search_path" "recall.probe_titles_routed(text[], text, int, int, float8)"}}
+GRANT EXECUTE ON FUNCTION recall.probe_titles_routed(text[], text, int, int, float8) TO recall_runtime;
+{{- else}}{{template "trgm_search_path" "recall.probe_titles(text, int, int, float8)"}}
 GRANT EXECUTE ON FUNCTION recall.probe_titles(text, int, int, float8) TO recall_runtime;
+{{- end}}
+{{end}}
+{{- template "probe_titles" .}}
+
+-- recall.probe_titles_routed: the same probe for the routed statement on a Citus cluster,
+-- bound to the caller's one scope set as recall.probe_entities_routed is (entity_probe.sql
+-- says why).
+{{template "probe_titles" (routed .)}}
