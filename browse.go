@@ -11,6 +11,7 @@ import (
 	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/scope"
 	sqltext "github.com/recall-engine/recall/sql"
+	"github.com/recall-engine/recall/statement"
 )
 
 // The limits of a browse.
@@ -159,7 +160,11 @@ func (e *Engine) Browse(ctx context.Context, user User, q BrowseQuery) (BrowseRe
 		if err := scope.Apply(ctx, tx, who.read, who.write); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, sqltext.Browse, args)
+		text, err := statement.RouteRead(ctx, tx, sqltext.Browse)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, text, args)
 		if err != nil {
 			return err
 		}
@@ -169,7 +174,10 @@ func (e *Engine) Browse(ctx context.Context, user User, q BrowseQuery) (BrowseRe
 		if len(res.Memories) > q.Limit {
 			res.Memories, res.More = res.Memories[:q.Limit], true
 		}
-		rows, err = tx.Query(ctx, sqltext.BrowseSources, pgx.StrictNamedArgs{"scope": q.Scope, "limit": BrowseSourcesLimit})
+		if text, err = statement.RouteRead(ctx, tx, sqltext.BrowseSources); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, text, pgx.StrictNamedArgs{"scope": q.Scope, "limit": BrowseSourcesLimit})
 		if err != nil {
 			return err
 		}
@@ -206,7 +214,19 @@ func (e *Engine) Memory(ctx context.Context, user User, id, scopeName string) ([
 		if err := scope.Apply(ctx, tx, who.read, who.write); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, sqltext.MemoryDetail, pgx.StrictNamedArgs{"id": id, "scope": scopeName})
+		detail, err := statement.RouteRead(ctx, tx, sqltext.MemoryDetail)
+		if err != nil {
+			return err
+		}
+		neighbours, err := statement.RouteRead(ctx, tx, sqltext.MemoryNeighbours)
+		if err != nil {
+			return err
+		}
+		entities, err := statement.RouteRead(ctx, tx, sqltext.MemoryEntities)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, detail, pgx.StrictNamedArgs{"id": id, "scope": scopeName})
 		if err != nil {
 			return err
 		}
@@ -227,7 +247,7 @@ func (e *Engine) Memory(ctx context.Context, user User, id, scopeName string) ([
 			m := MemoryDetail{MemoryRow: d.MemoryRow, OccurredEnd: d.OccurredEnd, SupersededAt: d.SupersededAt, Metadata: d.Metadata,
 				CreatedAt: d.CreatedAt, Neighbours: []Neighbour{}, Entities: []EntityRef{}, Relations: []RelationRef{}}
 			if d.InternalSource != nil && d.Position != nil {
-				rows, err := tx.Query(ctx, sqltext.MemoryNeighbours, pgx.StrictNamedArgs{"source": *d.InternalSource, "scopes": d.Scopes,
+				rows, err := tx.Query(ctx, neighbours, pgx.StrictNamedArgs{"source": *d.InternalSource, "scopes": d.Scopes,
 					"position": *d.Position, "span": NeighbourSpan})
 				if err != nil {
 					return err
@@ -236,7 +256,7 @@ func (e *Engine) Memory(ctx context.Context, user User, id, scopeName string) ([
 					return err
 				}
 			}
-			rows, err := tx.Query(ctx, sqltext.MemoryEntities, pgx.StrictNamedArgs{"memory": d.InternalID, "scopes": d.Scopes,
+			rows, err := tx.Query(ctx, entities, pgx.StrictNamedArgs{"memory": d.InternalID, "scopes": d.Scopes,
 				"now": now, "limit": MemoryRelations})
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -131,10 +132,69 @@ func TestCitusRecall(t *testing.T) {
 		t.Fatalf("access counts:\n cluster %v\n single  %v", head(g), head(w))
 	}
 
+	// Summaries of one set, written on each, the same; then recalls at the summaries' altitude.
+	writerA := recall.User{ID: "wa", Read: []string{"a"}, Write: []string{"a"}}
+	var results []recall.SummarizeResult
+	for i, e := range engines {
+		res, err := e.Summarize(ctx, writerA, recall.SummarizeOptions{Scopes: []string{"a"}})
+		if err != nil {
+			t.Fatalf("summarize on engine %d: %v", i, err)
+		}
+		results = append(results, res)
+	}
+	if fmt.Sprint(results[0]) != fmt.Sprint(results[1]) || results[1].Written == 0 {
+		t.Fatalf("summarize: cluster %+v, single server %+v", results[0], results[1])
+	}
+	if g, w := rowsOf(t, cdb, "memories"), rowsOf(t, sdb, "memories"); !slices.Equal(g, w) {
+		t.Fatalf("memories after summarize differ:\n cluster %v\n single  %v", head(g), head(w))
+	}
+	for _, q := range []string{"What happened with Alice Martin and the ferry?", "Harbor chat 1"} {
+		var packs [2]*recall.Pack
+		for i, e := range engines {
+			if packs[i], err = e.Recall(ctx, writerA, q, 300, &recall.Options{Now: now, Altitude: recall.AltitudeSummaries}); err != nil {
+				t.Fatalf("%q at the summaries' altitude on engine %d: %v", q, i, err)
+			}
+		}
+		if g, w := packLines(packs[0]), packLines(packs[1]); !slices.Equal(g, w) || len(w) == 0 {
+			t.Fatalf("%q at the summaries' altitude:\n cluster %v\n single  %v", q, g, w)
+		}
+	}
+
+	// Browse and a memory's detail, routed to the set's shard, as on one server.
+	reader := recall.User{ID: "rb", Read: []string{"b"}}
+	for _, q := range []recall.BrowseQuery{{Limit: 7}, {Limit: 5, Offset: 4, Text: "ferry"}, {Source: "chat1", Limit: 20}} {
+		var res [2]recall.BrowseResult
+		for i, e := range engines {
+			if res[i], err = e.Browse(ctx, reader, q); err != nil {
+				t.Fatalf("browse %+v on engine %d: %v", q, i, err)
+			}
+		}
+		if g, w := jsonOf(t, res[0]), jsonOf(t, res[1]); g != w || len(res[1].Memories) == 0 {
+			t.Fatalf("browse %+v:\n cluster %s\n single  %s", q, g, w)
+		}
+	}
+	for _, id := range []string{"b-1-0", "b-2-3", "a-0-0"} {
+		var d [2][]recall.MemoryDetail
+		for i, e := range engines {
+			if d[i], err = e.Memory(ctx, reader, id, ""); err != nil {
+				t.Fatalf("memory %s on engine %d: %v", id, i, err)
+			}
+			for j := range d[i] {
+				d[i][j].CreatedAt = time.Time{} // the wall clock of each write
+			}
+		}
+		if g, w := jsonOf(t, d[0]), jsonOf(t, d[1]); g != w || (len(d[1]) == 0) != (id == "a-0-0") {
+			t.Fatalf("memory %s:\n cluster %s\n single  %s", id, g, w)
+		}
+	}
+
 	// Two scope sets are not one shard: refused, typed.
 	two := recall.User{ID: "ab", Read: []string{"a", "b"}}
 	if _, err := engines[0].Recall(ctx, two, "Alice Martin ferry?", 600, &recall.Options{Now: now}); !errors.Is(err, statement.ErrManySets) {
 		t.Fatalf("a caller of two sets on the cluster: %v, want ErrManySets", err)
+	}
+	if _, err := engines[0].Browse(ctx, two, recall.BrowseQuery{Limit: 5}); !errors.Is(err, statement.ErrManySets) {
+		t.Fatalf("browse by a caller of two sets on the cluster: %v, want ErrManySets", err)
 	}
 
 	// The routed statement goes to one shard.
@@ -208,4 +268,13 @@ func accessRows(t *testing.T, db *testdb.DB) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -41,6 +41,7 @@ const distributed = `sources|memories|entities|relations|mentions|summary_covera
 const memoriesReltuples = "(SELECT reltuples FROM pg_class WHERE oid = 'recall.memories'::regclass)"
 
 var (
+	visibleCorpusRE = regexp.MustCompile(`recall\.visible_corpus\(\) ([a-z_][a-z0-9_]*)\b`)
 	tableRefRE      = regexp.MustCompile(`\b(FROM|JOIN)\s+recall\.(` + distributed + `)\s+([a-z_][a-z0-9_]*)\b`)
 	vectorNearestRE = regexp.MustCompile(`recall\.vector_nearest\(@qvec::vector\((\d+)\), (@vector_k::int)\)`)
 	// What no routed statement may hold: a function reading distributed tables, or a table
@@ -55,7 +56,7 @@ var sqlKeywords = map[string]bool{"where": true, "on": true, "join": true, "left
 // routeSQL returns the routed form of a statement's text (the comment above says what it
 // changes), or an error naming what it could not bind.
 func routeSQL(sql string) (string, error) {
-	sql = strings.ReplaceAll(sql, "recall.visible_corpus() c", "recall.bm25_corpus c")
+	sql = visibleCorpusRE.ReplaceAllString(sql, "recall.bm25_corpus $1")
 	sql = strings.ReplaceAll(sql, memoriesReltuples, "(SELECT 0::float4 AS reltuples)")
 	sql = strings.ReplaceAll(sql, "recall.probe_entities(", "recall.probe_entities_routed(@route::text[], ")
 	sql = strings.ReplaceAll(sql, "recall.probe_titles(", "recall.probe_titles_routed(@route::text[], ")

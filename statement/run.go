@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -110,14 +111,13 @@ func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 }
 
 // ErrManySets is returned on a Citus cluster for a caller who sees more than one scope set:
-// the statement is routed to one scope set's shard, and a recall across shards is not built
-// yet (docs/SCALING.md).
-var ErrManySets = errors.New("statement: on a Citus cluster a recall reads one scope set; the caller sees several")
+// a read is routed to one scope set's shard, and a read across shards is not built yet
+// (docs/SCALING.md).
+var ErrManySets = errors.New("statement: on a Citus cluster a read is of one scope set; the caller sees several")
 
 // routeOnCitus returns the text each statement runs as: on one server (and on a Citus
 // coordinator whose tables are not distributed) its own; on a distributed schema its routed
-// form (Statement.Routed) for the one scope set the caller sees,
-// found under row security from the per-set statistics (sql/read/visible_sets.sql).
+// form (Statement.Routed) for the one scope set the caller sees (OneSet).
 func routeOnCitus(ctx context.Context, tx pgx.Tx, sts []*Statement) ([]string, error) {
 	sqls := make([]string, len(sts))
 	if !scope.Distributed(tx) {
@@ -126,6 +126,22 @@ func routeOnCitus(ctx context.Context, tx pgx.Tx, sts []*Statement) ([]string, e
 		}
 		return sqls, nil
 	}
+	set, err := OneSet(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	for i, st := range sts {
+		if sqls[i], err = st.Routed(set); err != nil {
+			return nil, err
+		}
+	}
+	return sqls, nil
+}
+
+// OneSet returns the one scope set the caller of tx (set up by scope.Apply) sees, found
+// under row security from the per-set statistics (sql/read/visible_sets.sql): empty when
+// it sees none, ErrManySets when more than one.
+func OneSet(ctx context.Context, tx pgx.Tx) ([]string, error) {
 	rows, err := tx.Query(ctx, sqltext.VisibleSets)
 	if err != nil {
 		return nil, interpretError(ctx, err)
@@ -134,19 +150,33 @@ func routeOnCitus(ctx context.Context, tx pgx.Tx, sts []*Statement) ([]string, e
 	if err != nil {
 		return nil, interpretError(ctx, err)
 	}
-	if len(sets) > 1 {
-		return nil, ErrManySets
+	switch len(sets) {
+	case 0:
+		return []string{}, nil
+	case 1:
+		return sets[0], nil
 	}
-	set := []string{}
-	if len(sets) == 1 {
-		set = sets[0]
+	return nil, ErrManySets
+}
+
+// RouteRead returns sql, a read of recall's tables as the caller of tx, as it must run
+// there: unchanged on one server; on a distributed schema bound to the caller's one scope
+// set the way the statement's routed form is (every distributed table read through a
+// subquery of that set, recall.visible_corpus() by the set's row), so Citus sends it whole to
+// the set's shard. Engine.Browse and Engine.Memory read so.
+func RouteRead(ctx context.Context, tx pgx.Tx, sql string) (string, error) {
+	if !scope.Distributed(tx) {
+		return sql, nil
 	}
-	for i, st := range sts {
-		if sqls[i], err = st.Routed(set); err != nil {
-			return nil, err
-		}
+	set, err := OneSet(ctx, tx)
+	if err != nil {
+		return "", err
 	}
-	return sqls, nil
+	routed, err := routeSQL(sql)
+	if err != nil {
+		return "", err
+	}
+	return strings.ReplaceAll(routed, "@route::text[]", arrayLiteral(set)+"::text[]"), nil
 }
 
 // queryPrepared runs sql as a prepared statement of the connection's own, prepared at its

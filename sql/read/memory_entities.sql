@@ -15,9 +15,9 @@ SELECT * FROM (
         FROM recall.mentions mn
         JOIN recall.relations r ON (r.src_id = mn.entity_id OR r.dst_id = mn.entity_id) AND r.scopes = mn.scopes
         WHERE mn.memory_id = @memory::bigint AND mn.scopes = @scopes::text[]) k
-  JOIN recall.relations r ON r.id = k.id
-  JOIN recall.entities es ON es.id = r.src_id
-  JOIN recall.entities ed ON ed.id = r.dst_id
+  JOIN recall.relations r ON r.id = k.id AND r.scopes = @scopes::text[]
+  JOIN recall.entities es ON es.id = r.src_id AND es.scopes = r.scopes
+  JOIN recall.entities ed ON ed.id = r.dst_id AND ed.scopes = r.scopes
   LEFT JOIN recall.memories ev ON ev.id = r.memory_id AND ev.scopes = r.scopes
   ORDER BY (r.memory_id = @memory::bigint) DESC NULLS LAST, r.weight DESC, r.id
   LIMIT @limit::int
