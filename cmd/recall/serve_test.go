@@ -22,6 +22,7 @@ import (
 
 	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/migrations"
 )
 
 // readmeBlock is the body of the README's fenced block of lang that contains marker.
@@ -46,13 +47,29 @@ func readmeBlock(t *testing.T, lang, marker string) string {
 // port), the MCP client configuration, then SIGTERM, which shuts the server down cleanly.
 func TestREADMEServe(t *testing.T) {
 	t.Parallel()
+	readmeServe(t, testdb.New(t))
+}
+
+// TestREADMEServeCitus: the same, with recall serve against a Citus coordinator whose schema
+// is distributed (recall migrate distribute): the API's writes, recall and delete run there.
+func TestREADMEServeCitus(t *testing.T) {
+	t.Parallel()
+	db := testdb.Citus(t)
+	owner := db.OwnerSQL()
+	defer owner.Close() //nolint:errcheck // closing a handle
+	if err := migrations.Distribute(context.Background(), owner); err != nil {
+		t.Fatal(err)
+	}
+	readmeServe(t, db)
+}
+
+func readmeServe(t *testing.T, db *testdb.DB) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("curl is not installed (CI is set, so this fails instead of skipping)")
 		}
 		t.Skip("curl is not installed")
 	}
-	db := testdb.New(t)
 	bin := filepath.Join(t.TempDir(), "recall")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
