@@ -1,8 +1,11 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -114,9 +117,10 @@ type MemoryDetail struct {
 	CreatedAt    time.Time      `json:"created_at"`
 	// Neighbours are the memories of its source within three places of it, in place order,
 	// itself among them.
-	Neighbours []Neighbour   `json:"neighbours"`
-	Entities   []EntityRef   `json:"entities"`
-	Relations  []RelationRef `json:"relations"`
+	Neighbours []Neighbour `json:"neighbours"`
+	// Entities are the entities it mentions, by name.
+	Entities  []EntityRef   `json:"entities"`
+	Relations []RelationRef `json:"relations"`
 }
 
 func (q *BrowseQuery) check() error {
@@ -277,6 +281,10 @@ func (e *Engine) Memory(ctx context.Context, user User, id, scopeName string) ([
 			if err != nil {
 				return err
 			}
+			// By name (then id): the same order on every server, whatever plan read them.
+			slices.SortFunc(m.Entities, func(a, b EntityRef) int {
+				return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.ID, b.ID))
+			})
 			out = append(out, m)
 		}
 		return nil
