@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/migrations"
@@ -30,6 +32,28 @@ func distributedPair(t testing.TB) (cdb, sdb *testdb.DB) {
 		t.Fatal(err)
 	}
 	return cdb, sdb
+}
+
+// enginePair opens an engine on each of dbs (distributedPair's cluster and single server),
+// with cfg's fields beside the pool and the built-in hashing embedder of 64 dimensions, which
+// it returns too.
+func enginePair(t testing.TB, cfg recall.Config, dbs ...*testdb.DB) ([]*recall.Engine, embed.Embedder) {
+	t.Helper()
+	emb, err := embed.NewHashing(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*recall.Engine
+	for _, db := range dbs {
+		c := cfg
+		c.Pool, c.Embedder = db.Runtime, emb
+		e, err := recall.New(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out, emb
 }
 
 // derivedRows reads, as the owner, everything the write path derives from memories, sources

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
@@ -23,18 +22,7 @@ func TestCitusEngineWrites(t *testing.T) {
 	t.Parallel()
 	cdb, sdb := distributedPair(t)
 	ctx := context.Background()
-	emb, err := embed.NewHashing(64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var engines []*recall.Engine
-	for _, db := range []*testdb.DB{cdb, sdb} {
-		e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, FunctionalPredicates: []string{"lives_in"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		engines = append(engines, e)
-	}
+	engines, _ := enginePair(t, recall.Config{FunctionalPredicates: []string{"lives_in"}}, cdb, sdb)
 	both := func(what string, f func(e *recall.Engine) error) {
 		t.Helper()
 		for i, e := range engines {

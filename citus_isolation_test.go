@@ -13,8 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/embed"
-	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -27,19 +25,8 @@ func TestCitusIsolation(t *testing.T) {
 	t.Parallel()
 	cdb, sdb := distributedPair(t)
 	ctx := context.Background()
-	emb, err := embed.NewHashing(64)
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	var engines []*recall.Engine
-	for _, db := range []*testdb.DB{cdb, sdb} {
-		e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		engines = append(engines, e)
-	}
+	engines, _ := enginePair(t, recall.Config{NoAccess: true}, cdb, sdb)
 	sets := [][]string{{"a"}, {"a", "b"}, {"b", "c"}, {"d"}, {"e", "f"}}
 	all := []string{"a", "b", "c", "d", "e", "f", "g"}
 	writer := recall.User{ID: "w", Read: all, Write: all}

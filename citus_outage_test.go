@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall"
-	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 )
 
@@ -34,18 +33,8 @@ func TestCitusWorkerOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx) //nolint:errcheck // closing a connection
-	emb, err := embed.NewHashing(64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster, err := recall.New(ctx, recall.Config{Pool: cdb.Runtime, Embedder: emb})
-	if err != nil {
-		t.Fatal(err)
-	}
-	single, err := recall.New(ctx, recall.Config{Pool: sdb.Runtime, Embedder: emb})
-	if err != nil {
-		t.Fatal(err)
-	}
+	engines, _ := enginePair(t, recall.Config{}, cdb, sdb)
+	cluster, single := engines[0], engines[1]
 	sets := []string{"a", "b", "c", "d", "e", "f"} // over both workers' shards
 	writer := recall.User{ID: "w", Read: sets, Write: sets}
 	batch := func(i int) recall.Batch {

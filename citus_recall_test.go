@@ -31,20 +31,12 @@ func TestCitusRecall(t *testing.T) {
 	t.Parallel()
 	cdb, sdb := distributedPair(t)
 	ctx := context.Background()
-	emb, err := embed.NewHashing(64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var engines []*recall.Engine
-	for _, db := range []*testdb.DB{cdb, sdb} {
-		e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, FunctionalPredicates: []string{"lives_in"}})
-		if err != nil {
-			t.Fatal(err)
-		}
+	engines, emb := enginePair(t, recall.Config{FunctionalPredicates: []string{"lives_in"}}, cdb, sdb)
+	var err error
+	for _, e := range engines {
 		if err := e.Warm(ctx); err != nil {
 			t.Fatalf("warm: %v", err)
 		}
-		engines = append(engines, e)
 	}
 	r := rand.New(rand.NewPCG(34, 3))
 	words := strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed Lisbon Tokyo")
