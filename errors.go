@@ -37,6 +37,12 @@ var (
 	ErrReadOnly = dberr.ErrReadOnly
 )
 
+// ErrManySets is returned on a Citus cluster whose tables are distributed by a read (a
+// recall, browse, a memory's detail) of a caller who sees more than one scope set: such reads
+// are routed to one set's shard, and reads across shards are not built yet
+// (docs/SCALING.md).
+var ErrManySets = statement.ErrManySets
+
 // Sentinel errors of the stages, returned (wrapped) in Strict mode and reported as warnings
 // otherwise.
 var (

@@ -25,9 +25,9 @@ type apiRoute struct {
 
 var apiRoutes = []apiRoute{
 	{"post", "/v1/recall", "The evidence for a question that fits the budget (the Pack).", true, RecallRequest{}, recall.Pack{},
-		[]int{400, 401, 403, 413, 429, 503, 504}},
+		[]int{400, 401, 403, 413, 429, 501, 503, 504}},
 	{"post", "/v1/trace", "The recall of /v1/recall, explained: every candidate, its lanes and its fate.", true, RecallRequest{}, TraceResponse{},
-		[]int{400, 401, 403, 413, 429, 503, 504}},
+		[]int{400, 401, 403, 413, 429, 501, 503, 504}},
 	{"post", "/v1/memories", "Write one batch of sources, memories, entities and relations: all of it or nothing.", true, WriteRequest{}, WriteResponse{},
 		[]int{400, 401, 403, 413, 503, 504}},
 	{"delete", "/v1/memories", "Delete memories by id (and the summaries that cover them).", true, DeleteRequest{}, DeleteResponse{}, []int{400, 401, 403, 413, 503, 504}},
@@ -39,9 +39,9 @@ var apiRoutes = []apiRoute{
 		[]int{400, 401, 403, 413, 503, 504}},
 	{"get", "/v1/me", "Who the key is: its user, label, read and write scopes, and whether it may write.", true, nil, MeResponse{}, []int{401, 503}},
 	{"post", "/v1/browse", "The key's memories by scope, source, kind, tag, text and time, newest first (a source's in place order), a page at a time, with the sources to browse them by.", true, BrowseRequest{}, BrowseResponse{},
-		[]int{400, 401, 413, 429, 503, 504}},
+		[]int{400, 401, 413, 429, 501, 503, 504}},
 	{"post", "/v1/memory", "The key's memories of one id, each with its neighbours in its source, its entities and their relations, its access count and last access.", true, MemoryRequest{}, MemoryResponse{},
-		[]int{400, 401, 413, 429, 503, 504}},
+		[]int{400, 401, 413, 429, 501, 503, 504}},
 	{"post", "/v1/ingest", "Load a JSONL body (native records, BEIR or conversation turns; ?format, ?scope, ?duplicates, ?duplicate_match, ?batch) as recall ingest does, answering application/x-ndjson: one IngestProgress line per batch written, the last with done or the error and its line (the batches before it stay written).", true, nil, IngestProgress{},
 		[]int{400, 401, 403, 429}},
 	{"get", "/console/", "The console: static files (HTML, script, style) that call the routes above with the key its user types in.", false, nil, nil, nil},

@@ -61,7 +61,8 @@ func errorKind(err error) string {
 }
 
 // problemFor maps an engine error to a problem: bad input is 400 with the field named, a
-// deadline 504, a schema out of date 503, anything else 500 (its text is logged, not sent).
+// deadline 504, a schema out of date 503, a read across scope sets on Citus 501, anything
+// else 500 (its text is logged, not sent).
 // statusClientClosed answers a request whose client went away before the answer (nginx's
 // 499: no client reads it; logs and metrics tell it from a timeout).
 const statusClientClosed = 499
@@ -88,6 +89,9 @@ func problemFor(err error) *Problem {
 		p := problem(http.StatusServiceUnavailable, "read-only", "the database is read-only (a standby, or set read-only): writes cannot be taken now")
 		p.retryAfter = 30
 		return p
+	case errors.Is(err, recall.ErrManySets):
+		return problem(http.StatusNotImplemented, "many-scope-sets",
+			"on this Citus cluster a read is of one scope set, and this key's read scopes see several: use a key of one scope set (docs/SCALING.md)")
 	case errors.Is(err, recall.ErrSchema):
 		p := problem(http.StatusServiceUnavailable, "schema", "the database's schema is not this server's: run recall migrate up")
 		p.retryAfter = 30

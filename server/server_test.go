@@ -53,7 +53,12 @@ func (s *syncBuffer) String() string {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	db := testdb.New(t)
+	return newWorldOn(t, testdb.New(t))
+}
+
+// newWorldOn is newWorld on db, a migrated database of the test cluster or of Citus.
+func newWorldOn(t *testing.T, db *testdb.DB) *world {
+	t.Helper()
 	ctx := context.Background()
 	emb, err := embed.NewHashing(0)
 	if err != nil {
