@@ -89,6 +89,12 @@ bench-statement: ## Statement benchmarks at N memories (N=10000|100000|1000000; 
 	RECALL_BENCH_N=$(or $(N),100000) RECALL_BENCH_PLANS='$(PLANS)' RECALL_BENCH_SETTINGS='$(SETTINGS)' RECALL_BENCH_CONTROL='$(CONTROL)' TEST_DATABASE_URL="$$url" $(GO) test -timeout 4h -run='^$$' \
 		-bench='$(or $(BENCH),.)' -benchtime=$(or $(TIMES),40)x -count=$(or $(COUNT),1) ./statement
 
+.PHONY: bench-citus
+bench-citus: ## The maximal statement on the Citus cluster against the single server, alternating (N=memories, default 10000; TIMES per caller, default 40); the cluster's corpus is loaded and distributed anew each run.
+	@url=$$(scripts/db.sh start); curl=$$(scripts/citus.sh start); \
+	RECALL_BENCH_N=$(or $(N),10000) TEST_DATABASE_URL="$$url" TEST_CITUS_URL="$$curl" TEST_CITUS_WORKERS="$$(scripts/citus.sh workers | tr '\n' ' ')" \
+		$(GO) test -timeout 4h -run='^$$' -bench=BenchmarkCitusMaximal -benchtime=$(or $(TIMES),40)x ./statement
+
 .PHONY: bench-1m
 bench-1m: ## The statement benchmarks at 1,000,000 memories (first run generates them: tens of minutes).
 	@$(MAKE) --no-print-directory bench-statement N=1000000

@@ -22,10 +22,10 @@ import (
 // and each arm reports its p50 and p95 and the cluster's p50 over the single server's
 // (x_single). The cluster's corpus is loaded anew each run (the load's time is printed).
 //
-//	make citus && RECALL_BENCH_N=10000 go test ./statement -run '^$' -bench CitusMaximal -benchtime 60x
+//	make bench-citus N=10000 TIMES=60
 func BenchmarkCitusMaximal(b *testing.B) {
+	cdb := testdb.Citus(b) // first: without a cluster it skips before loading anything
 	c, sdb := benchCorpus(b)
-	cdb := testdb.Citus(b)
 	ctx := context.Background()
 	start := time.Now()
 	if err := c.Load(ctx, cdb.Owner, func(stage string, done, total int) {
