@@ -27,7 +27,9 @@ import (
 //     exact vector search by its query (recall.vector_nearest's) under row security.
 //
 // With one scope set visible, the visible rows are exactly that set's, so the routed form
-// returns what the statement returns on one server (TestCitusRecall compares them).
+// returns what the statement returns on one server (TestCitusRecall compares them), but for
+// the vector lane of a caller whose choice between the exact and the HNSW search differs
+// (memoriesReltuples): HNSW is approximate on both.
 
 // distributed are the tables migrations.Distribute distributes by scopes that the statement
 // reads.
