@@ -120,6 +120,21 @@ func TestCitusRecall(t *testing.T) {
 			}
 		}
 	}
+	// The operator's trace: the same candidates in the same fused order, the same decisions.
+	traceLines := func(e *recall.Engine) []string {
+		tr, err := e.Trace(ctx, recall.User{ID: "rc", Read: []string{"c"}}, "Who visited the harbor with Bob Stone?", 600, &recall.Options{Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range tr.Candidates {
+			out = append(out, fmt.Sprintf("%s #%d merit %d %v", c.ExternalID, c.FusedRank, c.MeritRank, c.Decision))
+		}
+		return out
+	}
+	if g, w := traceLines(engines[0]), traceLines(engines[1]); !slices.Equal(g, w) || len(w) == 0 {
+		t.Fatalf("trace:\n cluster %v\n single  %v", head(g), head(w))
+	}
 	if g, w := accessRows(t, cdb), accessRows(t, sdb); !slices.Equal(g, w) || len(w) == 0 {
 		t.Fatalf("access counts:\n cluster %v\n single  %v", head(g), head(w))
 	}
