@@ -126,6 +126,9 @@ func TestCitusRecall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if strings.Contains(tr.SQL, "recall.probe_entities_routed") != (e == engines[0]) {
+			t.Fatalf("the trace's SQL is not the text that ran (cluster: %v)", e == engines[0])
+		}
 		var out []string
 		for _, c := range tr.Candidates {
 			out = append(out, fmt.Sprintf("%s #%d merit %d %v", c.ExternalID, c.FusedRank, c.MeritRank, c.Decision))

@@ -111,6 +111,7 @@ type run struct {
 	pack *Pack
 	req  request
 	all  []statement.Candidate // the statement's rows (more than K in a trace)
+	sql  string                // the text that ran (the routed form on Citus)
 	left []statement.Candidate // in a trace without MarkStale, the rows that do not hold
 	// keepStale: the statement returns the rows that do not hold (a trace, or MarkStale);
 	// markStale: the pack keeps them, marked.
@@ -273,9 +274,9 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 	}()
 	why, err := e.replicaFor(ctx, user, ryw)
 	if err == nil && why == "" {
-		all, rerr := e.runOnReplica(ctx, r, s)
+		all, text, rerr := e.runOnReplica(ctx, r, s)
 		if rerr == nil {
-			r.all, r.pack.ServedBy = all, ServedByReplica
+			r.all, r.sql, r.pack.ServedBy = all, text, ServedByReplica
 			r.splitStale()
 			return nil
 		}
@@ -288,8 +289,8 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 		why = "the replica failed"
 		r.warn("replica", fmt.Errorf("the primary served the recall: %w", err))
 	}
-	all, err := statement.Run(ctx, e.cfg.Pool, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
-	r.all, r.pack.ServedBy, r.pack.ServedWhy = all, ServedByPrimary, why
+	all, text, err := statement.RunText(ctx, e.cfg.Pool, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
+	r.all, r.sql, r.pack.ServedBy, r.pack.ServedWhy = all, text, ServedByPrimary, why
 	r.splitStale()
 	return err
 }

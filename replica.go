@@ -69,8 +69,8 @@ func (e *Engine) replicaFor(ctx context.Context, user User, ryw bool) (string, e
 
 // runOnReplica runs the statement on the replica within ReplicaTimeout. An error the
 // caller's context did not cause is returned for the caller to fall back on.
-func (e *Engine) runOnReplica(ctx context.Context, r *run, s statement.Settings) ([]statement.Candidate, error) {
+func (e *Engine) runOnReplica(ctx context.Context, r *run, s statement.Settings) ([]statement.Candidate, string, error) {
 	rctx, cancel := context.WithTimeout(ctx, e.cfg.ReplicaTimeout)
 	defer cancel()
-	return statement.Run(rctx, e.cfg.Replica, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
+	return statement.RunText(rctx, e.cfg.Replica, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
 }

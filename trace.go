@@ -23,8 +23,10 @@ type Trace struct {
 	Expansion  []string // the words the BM25 and context lanes added to it (Config.Expander)
 	Mentions   []string // the query's entity mention candidates
 	Shape      statement.Shape
-	SQL        string
-	Settings   statement.Settings
+	// SQL is the statement's text as it ran: on a distributed Citus schema its routed form,
+	// bound to the caller's scope set.
+	SQL      string
+	Settings statement.Settings
 	// K is how many fused candidates Recall orders and packs; Candidates holds more, so that
 	// every lane's candidates appear.
 	K          int
@@ -90,7 +92,7 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 	}
 	tr := &Trace{
 		Pack: r.pack, SearchText: r.req.search, Expansion: r.req.q.Expansion, Mentions: r.req.q.Mentions,
-		Shape: r.req.st.Shape, SQL: r.req.st.SQL, Settings: r.req.settings,
+		Shape: r.req.st.Shape, SQL: cmp.Or(r.sql, r.req.st.SQL), Settings: r.req.settings,
 		K: min(r.req.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
 		Now: r.req.q.Now, MMRLambda: e.cfg.MMRLambda,
 	}

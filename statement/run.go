@@ -46,17 +46,30 @@ type Beginner interface {
 // Run executes st for q in one read-only transaction as the caller: scopes and settings with
 // SET LOCAL, then the statement. pool must connect as the runtime role.
 func Run(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, error) {
-	out, err := RunEach(ctx, pool, who, []*Statement{st}, q, s)
+	out, _, err := RunText(ctx, pool, who, st, q, s)
+	return out, err
+}
+
+// RunText is Run that also returns the text that ran: st.SQL on one server, its routed form
+// on a distributed Citus schema (Statement.Routed), for a trace to show.
+func RunText(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, string, error) {
+	out, sqls, err := runEach(ctx, pool, who, []*Statement{st}, q, s)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return out[0], nil
+	return out[0], sqls[0], nil
 }
 
 // RunEach executes several statements for q one after the other in one read-only
 // transaction as the caller (one snapshot), returning each one's candidates. It is how the
 // lanes run as separate queries, for comparison with the single statement.
 func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, error) {
+	out, _, err := runEach(ctx, pool, who, sts, q, s)
+	return out, err
+}
+
+// runEach is RunEach, with the texts that ran.
+func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, []string, error) {
 	if q.Now.IsZero() {
 		q.Now = time.Now()
 	}
@@ -69,22 +82,22 @@ func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 	for i, st := range sts {
 		a, err := st.Args(q, s)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		args[i] = a
 	}
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, interpretError(ctx, err)
+		return nil, nil, interpretError(ctx, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
 
 	if err := scope.Apply(ctx, tx, who.Read, who.Write, s.Session()...); err != nil {
-		return nil, interpretError(ctx, err)
+		return nil, nil, interpretError(ctx, err)
 	}
 	sqls, err := routeOnCitus(ctx, tx, sts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([][]Candidate, len(sts))
 	for i := range sts {
@@ -97,17 +110,17 @@ func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 			rows, err = tx.Query(ctx, sqls[i], args[i])
 		}
 		if err != nil {
-			return nil, interpretError(ctx, err)
+			return nil, nil, interpretError(ctx, err)
 		}
 		if out[i], err = pgx.CollectRows(rows, scan); err != nil {
-			return nil, interpretError(ctx, err)
+			return nil, nil, interpretError(ctx, err)
 		}
 		out[i] = attachContext(out[i])
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, interpretError(ctx, err)
+		return nil, nil, interpretError(ctx, err)
 	}
-	return out, nil
+	return out, sqls, nil
 }
 
 // ErrManySets is returned on a Citus cluster for a caller who sees more than one scope set:
