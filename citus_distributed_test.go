@@ -15,6 +15,7 @@ import (
 	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/migrations"
+	"github.com/recall-engine/recall/sql"
 )
 
 // distributedTables are the tables the distribution step distributes by scope set.
@@ -250,5 +251,38 @@ func TestCitusDistributed(t *testing.T) {
 		if !slices.Equal(got, want) && (len(got) != 0 || len(want) != 0) {
 			t.Fatalf("reader %d of %v: sees %d memories, the rule %d:\n%v\n%v", i, read, len(got), len(want), got, want)
 		}
+	}
+}
+
+// TestCitusFunctionsAgain: the function files applied again on the distributed schema (what
+// `recall migrate up` does after an upgrade changes them: every file is owed here) succeed,
+// and the engine then writes and recalls there as before.
+func TestCitusFunctionsAgain(t *testing.T) {
+	t.Parallel()
+	cdb, _ := distributedPair(t)
+	ctx := context.Background()
+	owner := cdb.OwnerSQL()
+	defer owner.Close() //nolint:errcheck // closing a handle
+	if _, err := owner.ExecContext(ctx, "UPDATE recall.function_files SET sha256 = 'owed'"); err != nil {
+		t.Fatal(err)
+	}
+	done, err := migrations.ApplyFunctions(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != len(sqltext.FunctionFiles) {
+		t.Fatalf("applied %d function files of %d", len(done), len(sqltext.FunctionFiles))
+	}
+	engines, _ := enginePair(t, recall.Config{}, cdb)
+	user := recall.User{ID: "w", Read: []string{"t"}, Write: []string{"t"}}
+	b := recall.Batch{Scopes: []string{"t"}, Sources: []recall.Source{{ID: "log", Title: "Harbor log"}},
+		Memories: []recall.Memory{{ID: "m1", Source: "log", Position: 1, Text: "Alice Martin fixed the harbor crane."},
+			{ID: "m2", Source: "log", Position: 2, Text: "The ferry was late again."}}}
+	if _, err := engines[0].Write(ctx, user, b); err != nil {
+		t.Fatal(err)
+	}
+	p, err := engines[0].Recall(ctx, user, "Who fixed the crane in the harbor log?", 300, nil)
+	if err != nil || len(p.Items) == 0 || p.Items[0].ExternalID != "m1" {
+		t.Fatalf("recall after the function files: %v, %+v", err, p)
 	}
 }

@@ -87,7 +87,7 @@ func check(ctx context.Context, db querier) ([]Drift, error) {
 }
 
 // ApplyFunctions applies, in one transaction, every function file CheckFunctions reports,
-// in FunctionFiles order, and records their hashes. It returns the files it applied.
+// in FunctionFiles order, statement by statement, and records their hashes. It returns the files it applied.
 func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -115,8 +115,12 @@ func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, text); err != nil {
-			return nil, fmt.Errorf("migrations: function file sql/%s: %w", f, err)
+		// Statement by statement: a Citus coordinator refuses some DDL inside a query string
+		// of several commands (sqltext.Statements says which).
+		for _, st := range sqltext.Statements(text) {
+			if _, err := tx.ExecContext(ctx, st); err != nil {
+				return nil, fmt.Errorf("migrations: function file sql/%s: %w", f, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, sqltext.FunctionsRecord, f, fileHash(text)); err != nil {
 			return nil, err
