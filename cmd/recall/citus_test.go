@@ -43,6 +43,11 @@ func TestMigrateDistribute(t *testing.T) {
 		t.Fatalf("query on the cluster:\n%s", out)
 	}
 
+	// A scope without memories: the note naming the scopes that have some, read on the cluster.
+	if code := c.run("query", "--scope", "nobody", "what happened to the crane?"); code != 0 || !strings.Contains(c.err.String(), "team") {
+		t.Fatalf("query of an empty scope: exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+
 	single := newCLI(t)
 	if code := single.run("migrate", "distribute"); code == 0 || !strings.Contains(single.err.String(), "does not run Citus") {
 		t.Fatalf("distribute on one server: exit %d: %s%s", code, single.out.String(), single.err.String())
