@@ -10,8 +10,9 @@ import (
 // TestMigrateDistribute: recall migrate distribute on a Citus coordinator distributes a
 // database that already holds memories (they move to the shards with what was derived from
 // them), says so, and does nothing the second time; recall query and ingest then run against
-// the coordinator, the routed recall finding the memories written before and after. On a
-// single server it is refused, naming why.
+// the coordinator, the routed recall finding the memories written before and after, and the
+// note for an empty scope naming the scopes that have memories. On a single server it is
+// refused, naming why.
 func TestMigrateDistribute(t *testing.T) {
 	t.Parallel()
 	c := &harness{t: t, db: testdb.Citus(t)}
