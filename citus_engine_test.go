@@ -6,10 +6,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/summarize"
 )
 
 // TestCitusEngineWrites: the engine's own writes, rewrites, supersessions and deletes, as
@@ -109,3 +112,42 @@ func rowsOf(t *testing.T, db *testdb.DB, table string) []string {
 }
 
 func head(s []string) []string { return s[:min(len(s), 6)] }
+
+// TestCitusConsolidate: Consolidate on the distributed schema reads a scope set's entity
+// groups, asks the model and marks what it says a later memory replaces, as on one server
+// (TestConsolidate): the recall that follows answers with the newer memory.
+func TestCitusConsolidate(t *testing.T) {
+	t.Parallel()
+	cdb, _ := distributedPair(t)
+	engines, _ := enginePair(t, recall.Config{}, cdb)
+	e, ctx := engines[0], context.Background()
+	user := recall.User{ID: "c", Read: []string{"team"}, Write: []string{"team"}}
+	day := func(d int) *time.Time { v := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d); return &v }
+	b := recall.Batch{Scopes: []string{"team"}, Entities: []recall.Entity{{ID: "ana", Name: "Ana Lima", Kind: "person"}}, NoExtract: true}
+	for i, x := range []struct {
+		text string
+		at   int
+	}{{"Ana Lima lives in Lisbon, by the river.", 0}, {"Ana Lima lives in Berlin now.", 200}, {"Ana Lima likes green tea.", 250}} {
+		b.Memories = append(b.Memories, recall.Memory{ID: fmt.Sprintf("c%d", i+1), Text: x.text, OccurredStart: day(x.at), Entities: []string{"ana"}})
+	}
+	if _, err := e.Write(ctx, user, b); err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	chat, err := summarize.NewChat(summarize.ChatConfig{BaseURL: fakeChat(t, &asked), Model: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Consolidate(ctx, user, recall.ConsolidateOptions{Model: chat})
+	want := []recall.Proposal{{About: "Ana Lima", Old: "c1", New: "c2"}}
+	if err != nil || res.Superseded != 1 || !slices.Equal(res.Proposals, want) {
+		t.Fatalf("consolidate on the cluster: %+v, %v", res, err)
+	}
+	p, err := e.Recall(ctx, user, "Where does Ana Lima live?", 100000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := p.IDs(); slices.Contains(ids, "c1") || !slices.Contains(ids, "c2") {
+		t.Fatalf("recall after consolidate on the cluster: %v", ids)
+	}
+}
