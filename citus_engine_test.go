@@ -115,7 +115,8 @@ func head(s []string) []string { return s[:min(len(s), 6)] }
 
 // TestCitusConsolidate: Consolidate on the distributed schema reads a scope set's entity
 // groups, asks the model and marks what it says a later memory replaces, as on one server
-// (TestConsolidate): the recall that follows answers with the newer memory.
+// (TestConsolidate): the recall that follows answers with the newer memory. Supersede,
+// Prune and MemoryIDs run there too.
 func TestCitusConsolidate(t *testing.T) {
 	t.Parallel()
 	cdb, _ := distributedPair(t)
@@ -149,5 +150,18 @@ func TestCitusConsolidate(t *testing.T) {
 	}
 	if ids := p.IDs(); slices.Contains(ids, "c1") || !slices.Contains(ids, "c2") {
 		t.Fatalf("recall after consolidate on the cluster: %v", ids)
+	}
+	if n, err := e.Supersede(ctx, user, []string{"team"}, "c2", []string{"c3"}, nil); err != nil || n != 1 {
+		t.Fatalf("supersede on the cluster: %d, %v", n, err)
+	}
+	gone := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := e.Write(ctx, user, recall.Batch{Scopes: []string{"team"}, Memories: []recall.Memory{{ID: "old", Text: "The spring timetable.", ExpiresAt: &gone}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.Prune(ctx, user, []string{"team"}, gone.AddDate(0, 0, 1)); err != nil || n != 1 {
+		t.Fatalf("prune on the cluster: %d, %v", n, err)
+	}
+	if ids, err := e.MemoryIDs(ctx, user, []string{"team"}); err != nil || !slices.Equal(ids, []string{"c1", "c2", "c3"}) {
+		t.Fatalf("memory ids on the cluster: %v, %v", ids, err)
 	}
 }
