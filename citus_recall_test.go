@@ -84,8 +84,10 @@ func TestCitusRecall(t *testing.T) {
 	}
 	for qi := range 12 {
 		q := names[r.IntN(len(names))] + " " + words[r.IntN(len(words))] + " " + words[r.IntN(len(words))] + "?"
+		sc := sets[qi%len(sets)]
 		if qi%4 == 1 {
-			q = fmt.Sprintf("What was said in harbor chat %d about the %s?", r.IntN(3), words[r.IntN(len(words))])
+			// The title exactly (a direct source), and a near one.
+			q = fmt.Sprintf("What was said in Harbor chat %d of %s, or in harbor chat %d, about the %s?", r.IntN(3), sc, r.IntN(3), words[r.IntN(len(words))])
 		}
 		if qi%4 == 2 {
 			q = "What happened on May 2, 2026 with the " + words[r.IntN(len(words))] + "?"
@@ -93,7 +95,6 @@ func TestCitusRecall(t *testing.T) {
 		if qi%4 == 3 {
 			q = "Who lives in Edo near the " + words[r.IntN(len(words))] + "?"
 		}
-		sc := sets[qi%len(sets)]
 		user := recall.User{ID: "r" + sc, Read: []string{sc}, Write: []string{sc}}
 		for _, plan := range plans {
 			opts := func() *recall.Options {
