@@ -37,12 +37,12 @@ nodes=(coordinator worker1 worker2)
 log() { printf 'citus: %s\n' "$*" >&2; }
 die() { printf 'citus: error: %s\n' "$*" >&2; exit 1; }
 
-src=${RECALL_CITUS_SRC:-$root/../shared/citus/citus-$CITUS_VERSION.tar.gz}
+citus_src=${RECALL_CITUS_SRC:-$root/../shared/citus/citus-$CITUS_VERSION.tar.gz}
 
 # source_tarball prints the path of Citus's source, or fails saying where it looked.
 source_tarball() {
-	[ -f "$src" ] || die "no Citus source at $src (set RECALL_CITUS_SRC to citus-$CITUS_VERSION.tar.gz)"
-	echo "$src"
+	[ -f "$citus_src" ] || die "no Citus source at $citus_src (set RECALL_CITUS_SRC to citus-$CITUS_VERSION.tar.gz)"
+	echo "$citus_src"
 }
 
 installed() {
@@ -113,8 +113,8 @@ cmd_start() {
 
 case "${1:-start}" in
 available)
-	if installed || [ -f "$src" ]; then exit 0; fi
-	log "no Citus installed and no source at $src: the Citus tests are skipped"
+	if installed || [ -f "$citus_src" ]; then exit 0; fi
+	log "no Citus installed and no source at $citus_src: the Citus tests are skipped"
 	exit 1
 	;;
 install) cmd_install ;;
