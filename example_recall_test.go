@@ -72,7 +72,7 @@ func ExampleEngine_Trace() {
 	//   temporal  not found
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
-	//   learned order hashing-v2: score 7.9076 = +2.7853 cover_idf (1) +1.9219 context_rel (1) -1.5979 cover (1) +1.2431 lane_context (0.333) +1.1968 bm25_rel (1) and 14 more
+	//   learned order hashing-v3: score 8.1350 = +2.6917 cover_idf (1) +1.7825 context_rel (1) -1.5279 cover (1) +1.3652 bm25_rel (1) -1.2241 log_len (2.71) and 17 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

@@ -2,7 +2,8 @@
 // each candidate: its rank in every lane, how strongly its lexical lanes found it relative to
 // the best, whether the question names its speaker, how much of the question's words it
 // holds, whether it is a question, its length, and how strongly its neighbours in its source
-// were found. Every feature is defined for every memory, whatever its kind: a memory without
+// were found, and its own speaker's places two before and after it (in a dialogue: what the
+// same speaker said just before or next, past the other's reply). Every feature is defined for every memory, whatever its kind: a memory without
 // a speaker or a place has those features at zero, as a memory a lane did not find has that
 // lane's.
 //
@@ -47,6 +48,7 @@ var Features = func() []string {
 		"cover_idf",     // cover, each word weighted by its rarity among the candidates: ln(1 + K / (1 + candidates holding it))
 		"title_cover",   // the share of the question's words its source's title holds (0 without a title)
 		"pairs",         // the share of the question's adjacent word pairs it holds adjacent, in order
+		"same_best",     // its speaker's place two before or after it (same speaker, or both without one): 1 / (rrf_k + that one's best bm25 or context rank)
 	)
 }()
 
@@ -310,26 +312,39 @@ func (ex *extractor) words(x []float64, i int) {
 	x[index["log_len"]] = math.Log(1 + float64(ex.fields[i]))
 }
 
-// neighbours writes the neighbour features: the strongest neighbour's lexical rank, and
-// whether the place before asks a question (among the head's candidates).
+// neighbours writes the neighbour features: the strongest neighbour's lexical rank, whether
+// the place before asks a question, and the strongest lexical rank of the places two away
+// said by the same speaker (among the head's candidates). The last is for the answer a
+// speaker gives after the other's reply: "The sky was full of stars" (found), "Wow!", then
+// "I felt tiny and in awe" (what was asked for, sharing no word with the question).
 func (ex *extractor) neighbours(x []float64, c statement.Candidate) {
 	if c.Source == nil || c.Position == 0 {
 		return
 	}
-	for _, d := range []int{-1, 1} {
+	for _, d := range []int{-2, -1, 1, 2} {
 		j, ok := ex.at[place{c.Source.ID, c.Position + d}]
-		if !ok {
-			continue
-		}
-		for _, l := range []statement.Lane{statement.BM25, statement.Context} {
-			if r := ex.head[j].Lanes[l].Rank; r > 0 {
-				x[index["nb_best"]] = max(x[index["nb_best"]], 1/(ex.rrfK+float64(r)))
+		switch {
+		case !ok:
+		case d == -1 || d == 1:
+			x[index["nb_best"]] = max(x[index["nb_best"]], ex.lexical(j))
+			if d == -1 && strings.Contains(ex.head[j].Text, "?") {
+				x[index["nb_question"]] = 1
 			}
-		}
-		if d == -1 && strings.Contains(ex.head[j].Text, "?") {
-			x[index["nb_question"]] = 1
+		case ex.head[j].Speaker == c.Speaker:
+			x[index["same_best"]] = max(x[index["same_best"]], ex.lexical(j))
 		}
 	}
+}
+
+// lexical is 1 / (rrf_k + head[j]'s best bm25 or context rank), 0 when neither found it.
+func (ex *extractor) lexical(j int) float64 {
+	var v float64
+	for _, l := range []statement.Lane{statement.BM25, statement.Context} {
+		if r := ex.head[j].Lanes[l].Rank; r > 0 {
+			v = max(v, 1/(ex.rrfK+float64(r)))
+		}
+	}
+	return v
 }
 
 // cover is the share of q's terms in d.

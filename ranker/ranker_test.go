@@ -44,23 +44,32 @@ func TestExtract(t *testing.T) {
 	// note: no source, no place, no speaker: bm25 #2 (score 2).
 	note = statement.Candidate{ID: 4, Text: "Cranes need oiling every spring; the harbor crane too."}
 	note.Lanes[statement.BM25] = hit(2, 2)
-	head := []statement.Candidate{a, b, c, note}
+	// d: Ana again, at place 3 (two after her question a), none of the question's words:
+	// graph #9 and context #7 (score 1).
+	d := statement.Candidate{ID: 5, Text: "It happened on Monday.", Speaker: "Ana Lima", Source: src, Position: 3}
+	d.Lanes[statement.Graph], d.Lanes[statement.Context] = hit(9, 0.1), hit(7, 1)
+	head := []statement.Candidate{a, b, c, note, d}
 	xs := ranker.Extract("When did the harbor crane break, Ana?", head, 2)
-	if len(xs) != 4 || len(xs[0]) != ranker.NumFeatures {
+	if len(xs) != 5 || len(xs[0]) != ranker.NumFeatures {
 		t.Fatalf("%d rows of %d features", len(xs), len(xs[0]))
 	}
 	// The question's terms: harbor, crane, break, ana ("when", "did", "the" are stop words).
 	want := []map[string]float64{
 		{"lane_bm25": 1.0 / 3, "lane_context": 1.0 / 4, "best": 1.0 / 3, "lanes": 2, "bm25_rel": 1, "context_rel": 0.5,
-			"speaker_named": 1, "cover": 1, "question": 1, "log_len": math.Log(9), "nb_best": 1.0 / 3, "title_cover": 0.5},
+			"speaker_named": 1, "cover": 1, "question": 1, "log_len": math.Log(9), "nb_best": 1.0 / 3, "same_best": 1.0 / 9, "title_cover": 0.5},
 		{"lane_context": 1.0 / 3, "lane_vector": 1.0 / 5, "best": 1.0 / 3, "lanes": 2, "context_rel": 1, "vector_sim": 0.5,
 			"other_named": 1, "cover": 0.25, "log_len": math.Log(8), "nb_best": 1.0 / 3, "nb_question": 1, "title_cover": 0.5},
-		{"lane_mention": 1.0 / 7, "best": 1.0 / 7, "lanes": 1, "cover": 0.25, "log_len": math.Log(6), "title_cover": 0.5},
+		{"lane_mention": 1.0 / 7, "best": 1.0 / 7, "lanes": 1, "cover": 0.25, "log_len": math.Log(6), "nb_best": 1.0 / 9, "title_cover": 0.5},
 		{"lane_bm25": 1.0 / 4, "best": 1.0 / 4, "lanes": 1, "bm25_rel": 0.5, "cover": 0.5, "log_len": math.Log(10), "pairs": 1.0 / 3},
+		// d: its neighbours are b (context #1) and c; the same speaker's place two before is a
+		// (bm25 #1, context #2), as d is a's two after; b's place two after is c, who has no
+		// speaker: none for b.
+		{"lane_graph": 1.0 / 11, "lane_context": 1.0 / 9, "best": 1.0 / 9, "lanes": 2, "context_rel": 1.0 / 6, "speaker_named": 1,
+			"log_len": math.Log(5), "nb_best": 1.0 / 3, "same_best": 1.0 / 3, "title_cover": 0.5},
 	}
-	// cover_idf: K = 4 candidates; harbor in a, c, note (3), crane in a, b, note (3; "cranes"
+	// cover_idf: K = 5 candidates; harbor in a, c, note (3), crane in a, b, note (3; "cranes"
 	// stems to "crane"), break in a (1: "broke" is another word), ana in a (1).
-	w3, w1 := math.Log(1+4.0/4), math.Log(1+4.0/2)
+	w3, w1 := math.Log(1+5.0/4), math.Log(1+5.0/2)
 	sum := 2*w3 + 2*w1
 	want[0]["cover_idf"] = 1
 	want[1]["cover_idf"] = w3 / sum
