@@ -89,7 +89,8 @@ cmd_install() {
 
 # node NAME CMD...: scripts/db.sh CMD for node NAME, with its own data directory.
 # Three servers share the machine: each takes a sixteenth of its memory for shared buffers
-# (db.sh's default, a quarter, is for a server alone).
+# (db.sh's default, a quarter, is for a server alone) and keeps at most 2 GB of WAL (db.sh's
+# 8 GB, three times over beside the single server, left too little disk to load 1M memories).
 mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null || echo 4096)
 node() {
 	local name=$1
@@ -97,6 +98,7 @@ node() {
 	RECALL_PG_DIR=$dir/$name RECALL_PG_CONF="shared_preload_libraries = 'citus'
 shared_buffers = $((mem_mb / 16 > 128 ? mem_mb / 16 : 128))MB
 effective_cache_size = $((mem_mb / 6))MB
+max_wal_size = 2GB
 max_prepared_transactions = 100" "$root/scripts/db.sh" "$@"
 }
 

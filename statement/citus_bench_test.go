@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/recall-engine/recall/internal/testkit/synth"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/migrations"
@@ -38,7 +40,13 @@ func BenchmarkCitusMaximal(b *testing.B) {
 	owner := cdb.OwnerSQL()
 	defer owner.Close() //nolint:errcheck // closing a handle
 	t := time.Now()
-	if err := migrations.Distribute(ctx, owner); err != nil {
+	// Distributing builds each shard's HNSW index on its worker, with the worker's
+	// maintenance_work_mem: give it the room the single server's build had (synth.Load), or
+	// pgvector falls back to its far slower on-disk build at 1M.
+	workerBuildMemory(b, fmt.Sprintf("%dMB", synth.HNSWBuildMB(c.Cfg.N, c.Cfg.Dim)))
+	err := migrations.Distribute(ctx, owner)
+	workerBuildMemory(b, "")
+	if err != nil {
 		b.Fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "citus: loaded in %v, distributed in %v\n", t.Sub(start).Round(time.Second), time.Since(t).Round(time.Second))
@@ -88,5 +96,30 @@ func BenchmarkCitusMaximal(b *testing.B) {
 			s50 := percentiles(b, lat[1], "single_")
 			b.ReportMetric(c50/s50, "x_single")
 		})
+	}
+}
+
+// workerBuildMemory sets maintenance_work_mem on every worker of the cluster
+// (TEST_CITUS_WORKERS) to mem, or back to its configured value when mem is "".
+func workerBuildMemory(b *testing.B, mem string) {
+	b.Helper()
+	ctx := context.Background()
+	for _, u := range strings.Fields(os.Getenv(testdb.EnvCitusWorkers)) {
+		c, err := pgx.Connect(ctx, u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		set := "ALTER SYSTEM RESET maintenance_work_mem"
+		if mem != "" {
+			set = fmt.Sprintf("ALTER SYSTEM SET maintenance_work_mem = '%s'", mem) // mem: "4096MB", made above
+		}
+		_, err = c.Exec(ctx, set)
+		if err == nil {
+			_, err = c.Exec(ctx, "SELECT pg_reload_conf()")
+		}
+		c.Close(ctx) //nolint:errcheck // closing a connection
+		if err != nil {
+			b.Fatalf("worker %s: %v", u, err)
+		}
 	}
 }

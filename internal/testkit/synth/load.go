@@ -146,7 +146,7 @@ func (c *Corpus) finish(ctx context.Context, owner *pgxpool.Pool, progress Progr
 			FROM recall.mentions a JOIN recall.mentions b ON a.memory_id = b.memory_id AND a.entity_id < b.entity_id
 			GROUP BY a.scopes, a.entity_id, b.entity_id`},
 		{"cleanup", `DROP TABLE recall.synth_mentions`},
-		{"vector index", fmt.Sprintf(`SET maintenance_work_mem = '%dMB'; SELECT recall.ensure_vector_index(%d)`, hnswBuildMB(cfg.N, cfg.Dim), cfg.Dim)},
+		{"vector index", fmt.Sprintf(`SET maintenance_work_mem = '%dMB'; SELECT recall.ensure_vector_index(%d)`, HNSWBuildMB(cfg.N, cfg.Dim), cfg.Dim)},
 		{"vacuum", `VACUUM (ANALYZE)`},
 	} {
 		progress(q.stage, 0, 1)
@@ -187,10 +187,10 @@ func settleVisibility(ctx context.Context, owner *pgxpool.Pool) error {
 	return nil
 }
 
-// hnswBuildMB is the maintenance_work_mem the HNSW build gets: room for the whole graph (the
+// HNSWBuildMB is the maintenance_work_mem the HNSW build gets: room for the whole graph (the
 // vectors and about 1 kB of neighbour lists per element, plus a quarter), so that pgvector
 // need not fall back to its much slower on-disk build, and at least 4 GB. At a million
 // 1024-dimension memories that is 6.3 GB.
-func hnswBuildMB(n, dim int) int {
+func HNSWBuildMB(n, dim int) int {
 	return max(4096, int(float64(n)*float64(dim*4+1024)*1.25/(1<<20)))
 }
