@@ -143,7 +143,7 @@ func (c *Corpus) finish(ctx context.Context, owner *pgxpool.Pool, progress Progr
 			ON CONFLICT DO NOTHING`},
 		{"relations", `INSERT INTO recall.relations (scopes, src_id, dst_id, predicate, weight)
 			SELECT a.scopes, a.entity_id, b.entity_id, 'co_mentioned', count(*)
-			FROM recall.mentions a JOIN recall.mentions b ON a.memory_id = b.memory_id AND a.entity_id < b.entity_id
+			FROM recall.mentions a JOIN recall.mentions b ON a.scopes = b.scopes AND a.memory_id = b.memory_id AND a.entity_id < b.entity_id
 			GROUP BY a.scopes, a.entity_id, b.entity_id`},
 		{"cleanup", `DROP TABLE recall.synth_mentions`},
 		{"vector index", fmt.Sprintf(`SET maintenance_work_mem = '%dMB'; SELECT recall.ensure_vector_index(%d)`, HNSWBuildMB(cfg.N, cfg.Dim), cfg.Dim)},
