@@ -1,11 +1,11 @@
 // Package ranker orders the recall statement's candidates by a learned model over features of
 // each candidate: its rank in every lane, how strongly its lexical lanes found it relative to
 // the best, whether the question names its speaker, how much of the question's words it
-// holds, whether it is a question, its length, and how strongly its neighbours in its source
-// were found, and its own speaker's places two before and after it (in a dialogue: what the
-// same speaker said just before or next, past the other's reply). Every feature is defined for every memory, whatever its kind: a memory without
-// a speaker or a place has those features at zero, as a memory a lane did not find has that
-// lane's.
+// holds, whether it is a question, its length, how strongly its neighbours in its source were
+// found, and how strongly its own speaker's places two before and after it were (in a
+// dialogue: what the same speaker said just before or next, past the other's reply). Every
+// feature is defined for every memory, whatever its kind: a memory without a speaker or a
+// place has those features at zero, as a memory a lane did not find has that lane's.
 //
 // A Model is a small versioned JSON file: weights by feature name and, optionally, boosted
 // regression trees over the same features added to the weighted sum. The engine's default is
