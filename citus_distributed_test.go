@@ -26,13 +26,7 @@ var distributedTables = []string{"sources", "memories", "entities", "relations",
 // a single server's, migrated: the two sides of a comparison.
 func distributedPair(t testing.TB) (cdb, sdb *testdb.DB) {
 	t.Helper()
-	cdb, sdb = testdb.Citus(t), testdb.New(t)
-	owner := cdb.OwnerSQL()
-	defer owner.Close() //nolint:errcheck // closing a handle
-	if err := migrations.Distribute(context.Background(), owner); err != nil {
-		t.Fatal(err)
-	}
-	return cdb, sdb
+	return testdb.CitusDistributed(t), testdb.New(t)
 }
 
 // enginePair opens an engine on each of dbs (distributedPair's cluster and single server),

@@ -8,7 +8,6 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
-	"github.com/recall-engine/recall/migrations"
 )
 
 // TestCitusServe: the API on a Citus coordinator whose schema is distributed. A key of one
@@ -16,13 +15,7 @@ import (
 // many-scope-sets, saying what to do, for a recall and a browse alike.
 func TestCitusServe(t *testing.T) {
 	t.Parallel()
-	db := testdb.Citus(t)
-	owner := db.OwnerSQL()
-	defer owner.Close() //nolint:errcheck // closing a handle
-	if err := migrations.Distribute(context.Background(), owner); err != nil {
-		t.Fatal(err)
-	}
-	w := newWorldOn(t, db)
+	w := newWorldOn(t, testdb.CitusDistributed(t))
 	want, err := w.engine.Recall(context.Background(), recall.User{ID: "bob", Read: []string{"other"}}, "Who fixed the crane?", 300, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,6 @@ import (
 
 	"github.com/recall-engine/recall/internal/command/cli"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
-	"github.com/recall-engine/recall/migrations"
 )
 
 // readmeBlock is the body of the README's fenced block of lang that contains marker.
@@ -54,13 +53,7 @@ func TestREADMEServe(t *testing.T) {
 // is distributed (recall migrate distribute): the API's writes, recall and delete run there.
 func TestREADMEServeCitus(t *testing.T) {
 	t.Parallel()
-	db := testdb.Citus(t)
-	owner := db.OwnerSQL()
-	defer owner.Close() //nolint:errcheck // closing a handle
-	if err := migrations.Distribute(context.Background(), owner); err != nil {
-		t.Fatal(err)
-	}
-	readmeServe(t, db)
+	readmeServe(t, testdb.CitusDistributed(t))
 }
 
 func readmeServe(t *testing.T, db *testdb.DB) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/sql"
 )
 
@@ -100,6 +101,19 @@ func Citus(t testing.TB) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
+	return db
+}
+
+// CitusDistributed is Citus with the schema distributed (migrations.Distribute, what `recall
+// migrate distribute` runs).
+func CitusDistributed(t testing.TB) *DB {
+	t.Helper()
+	db := Citus(t)
+	owner := db.OwnerSQL()
+	defer owner.Close() //nolint:errcheck // closing a handle
+	if err := migrations.Distribute(context.Background(), owner); err != nil {
+		t.Fatalf("testdb: distribute %s: %v", db.Name, err)
+	}
 	return db
 }
 
