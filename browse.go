@@ -164,11 +164,11 @@ func (e *Engine) Browse(ctx context.Context, user User, q BrowseQuery) (BrowseRe
 		if err := scope.Apply(ctx, tx, who.read, who.write); err != nil {
 			return err
 		}
-		text, err := statement.RouteRead(ctx, tx, sqltext.Browse)
+		texts, err := statement.RouteRead(ctx, tx, sqltext.Browse, sqltext.BrowseSources)
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, text, args)
+		rows, err := tx.Query(ctx, texts[0], args)
 		if err != nil {
 			return err
 		}
@@ -178,10 +178,7 @@ func (e *Engine) Browse(ctx context.Context, user User, q BrowseQuery) (BrowseRe
 		if len(res.Memories) > q.Limit {
 			res.Memories, res.More = res.Memories[:q.Limit], true
 		}
-		if text, err = statement.RouteRead(ctx, tx, sqltext.BrowseSources); err != nil {
-			return err
-		}
-		rows, err = tx.Query(ctx, text, pgx.StrictNamedArgs{"scope": q.Scope, "limit": BrowseSourcesLimit})
+		rows, err = tx.Query(ctx, texts[1], pgx.StrictNamedArgs{"scope": q.Scope, "limit": BrowseSourcesLimit})
 		if err != nil {
 			return err
 		}
@@ -218,18 +215,11 @@ func (e *Engine) Memory(ctx context.Context, user User, id, scopeName string) ([
 		if err := scope.Apply(ctx, tx, who.read, who.write); err != nil {
 			return err
 		}
-		detail, err := statement.RouteRead(ctx, tx, sqltext.MemoryDetail)
+		texts, err := statement.RouteRead(ctx, tx, sqltext.MemoryDetail, sqltext.MemoryNeighbours, sqltext.MemoryEntities)
 		if err != nil {
 			return err
 		}
-		neighbours, err := statement.RouteRead(ctx, tx, sqltext.MemoryNeighbours)
-		if err != nil {
-			return err
-		}
-		entities, err := statement.RouteRead(ctx, tx, sqltext.MemoryEntities)
-		if err != nil {
-			return err
-		}
+		detail, neighbours, entities := texts[0], texts[1], texts[2]
 		rows, err := tx.Query(ctx, detail, pgx.StrictNamedArgs{"id": id, "scope": scopeName})
 		if err != nil {
 			return err

@@ -48,6 +48,8 @@ var (
 	vectorNearestRE = regexp.MustCompile(`recall\.vector_nearest\(@qvec::vector\((\d+)\), (@vector_k::int)\)`)
 	// What no routed statement may hold: a function reading distributed tables, or a table
 	// read without its scope set.
+	// boundRE matches a table read routed to the set, which unroutedRE must then not see.
+	boundRE    = regexp.MustCompile(`\(SELECT \* FROM recall\.(` + distributed + `) WHERE scopes = @route::text\[\]\)`)
 	unroutedRE = regexp.MustCompile(`recall\.(probe_entities|probe_titles|vector_nearest|visible_corpus)\(|pg_class|\b(FROM|JOIN)\s+recall\.(` + distributed + `)\b`)
 )
 
@@ -80,8 +82,7 @@ func routeSQL(sql string) (string, error) {
 	if bad != "" {
 		return "", fmt.Errorf("statement: routing: %q reads a table without an alias", bad)
 	}
-	bound := regexp.MustCompile(`\(SELECT \* FROM recall\.(` + distributed + `) WHERE scopes = @route::text\[\]\)`)
-	if m := unroutedRE.FindString(bound.ReplaceAllString(sql, "")); m != "" {
+	if m := unroutedRE.FindString(boundRE.ReplaceAllString(sql, "")); m != "" {
 		return "", fmt.Errorf("statement: routing: %q is left unbound to the scope set", m)
 	}
 	return sql, nil
@@ -102,7 +103,12 @@ func (st *Statement) Routed(set []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.ReplaceAll(rst.SQL, "@route::text[]", arrayLiteral(set)+"::text[]"), nil
+	return bindRoute(rst.SQL, set), nil
+}
+
+// bindRoute writes set into a routed text in place of its @route placeholder.
+func bindRoute(routed string, set []string) string {
+	return strings.ReplaceAll(routed, "@route::text[]", arrayLiteral(set)+"::text[]")
 }
 
 // arrayLiteral writes a text array as a SQL string literal: each element double-quoted with

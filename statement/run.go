@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -172,24 +172,51 @@ func OneSet(ctx context.Context, tx pgx.Tx) ([]string, error) {
 	return nil, ErrManySets
 }
 
-// RouteRead returns sql, a read of recall's tables as the caller of tx, as it must run
-// there: unchanged on one server; on a distributed schema bound to the caller's one scope
-// set the way the statement's routed form is (every distributed table read through a
-// subquery of that set, recall.visible_corpus() by the set's row), so Citus sends it whole to
-// the set's shard. Engine.Browse and Engine.Memory read so.
-func RouteRead(ctx context.Context, tx pgx.Tx, sql string) (string, error) {
+// RouteRead returns each of sqls, reads of recall's tables as the caller of tx, as it must
+// run there: unchanged on one server; on a distributed schema bound to the caller's one
+// scope set (found once for all of them) the way the statement's routed form is (every
+// distributed table read through a subquery of that set, recall.visible_corpus() by the
+// set's row), so Citus sends it whole to the set's shard. Engine.Browse and Engine.Memory
+// read so.
+func RouteRead(ctx context.Context, tx pgx.Tx, sqls ...string) ([]string, error) {
 	if !scope.Distributed(tx) {
-		return sql, nil
+		return sqls, nil
 	}
 	set, err := OneSet(ctx, tx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	routed, err := routeSQL(sql)
-	if err != nil {
-		return "", err
+	out := make([]string, len(sqls))
+	for i, sql := range sqls {
+		routed, err := routedReads.get(sql)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = bindRoute(routed, set)
 	}
-	return strings.ReplaceAll(routed, "@route::text[]", arrayLiteral(set)+"::text[]"), nil
+	return out, nil
+}
+
+// routedReads keeps RouteRead's routed texts by their text: the reads are the package
+// sql's constants, so it holds a few.
+var routedReads = readCache{m: map[string]string{}}
+
+type readCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (c *readCache) get(sql string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.m[sql]; ok {
+		return r, nil
+	}
+	r, err := routeSQL(sql)
+	if err == nil {
+		c.m[sql] = r
+	}
+	return r, err
 }
 
 // queryPrepared runs sql as a prepared statement of the connection's own, prepared at its
