@@ -87,7 +87,8 @@ func check(ctx context.Context, db querier) ([]Drift, error) {
 }
 
 // ApplyFunctions applies, in one transaction, every function file CheckFunctions reports,
-// in FunctionFiles order, statement by statement, and records their hashes. It returns the files it applied.
+// in FunctionFiles order, statement by statement, and records their hashes. It returns the
+// files it applied.
 func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
