@@ -270,11 +270,18 @@ function browseQuery(offset) {
   return q;
 }
 
+// browseSeq numbers the browse requests: a response that a newer request has overtaken is
+// dropped, so that a slow answer to an earlier query (the refresh after a write, say) never
+// replaces the list the user asked for since.
+let browseSeq = 0;
+
 async function browse(offset) {
   browseOffset = offset;
+  const seq = ++browseSeq;
   status("browse-status", "reading…");
   try {
     const r = await api("POST", "/v1/browse", browseQuery(offset));
+    if (seq !== browseSeq) return;
     const list = $("memories");
     if (offset === 0) clear(list);
     for (const m of r.memories) {
@@ -293,7 +300,7 @@ async function browse(offset) {
     src.value = keep;
     status("browse-status", list.childElementCount + " memories" + (r.more ? " (more)" : ""));
   } catch (e) {
-    status("browse-status", e.message, true);
+    if (seq === browseSeq) status("browse-status", e.message, true);
   }
 }
 
