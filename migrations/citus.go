@@ -39,6 +39,9 @@ func Distribute(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, sqltext.CitusDistribute); err != nil {
 		return fmt.Errorf("migrations: distribute (sql/citus/distribute.sql): %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, sqltext.CitusTriggerPlans); err != nil {
+		return fmt.Errorf("migrations: distribute (sql/citus/trigger_plans.sql): %w", err)
+	}
 	return tx.Commit()
 }
 

@@ -87,8 +87,9 @@ func check(ctx context.Context, db querier) ([]Drift, error) {
 }
 
 // ApplyFunctions applies, in one transaction, every function file CheckFunctions reports,
-// in FunctionFiles order, statement by statement, and records their hashes. It returns the
-// files it applied.
+// in FunctionFiles order, statement by statement, and records their hashes; on a distributed
+// Citus schema it then has the trigger functions plan at each call (sql/citus/trigger_plans.sql).
+// It returns the files it applied.
 func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -127,6 +128,12 @@ func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
 			return nil, err
 		}
 		done = append(done, f)
+	}
+	// A function file applied again drops the setting the trigger functions have on a
+	// distributed schema; it is set again on every run, so a cluster distributed before the
+	// setting existed gets it too.
+	if _, err := tx.ExecContext(ctx, sqltext.CitusTriggerPlans); err != nil {
+		return nil, fmt.Errorf("migrations: sql/citus/trigger_plans.sql: %w", err)
 	}
 	return done, tx.Commit()
 }

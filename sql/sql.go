@@ -206,6 +206,12 @@ var files embed.FS
 //go:embed citus/distribute.sql
 var CitusDistribute string
 
+// CitusTriggerPlans has the write triggers plan their statements at each call on a
+// distributed schema (the file says why); a no-op elsewhere.
+//
+//go:embed citus/trigger_plans.sql
+var CitusTriggerPlans string
+
 // BM25Flush rebuilds a transaction's changed memories' lexical data on Citus (scope.Flush).
 //
 //go:embed engine/bm25_flush.sql
