@@ -36,6 +36,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	rrf := fs.Bool("compare-rrf", false, "with --folds-by: also fit the fusion (rrf_k and lane weights) by the same folds, the baseline the order must beat")
 	out := fs.String("out", "", "write the model fitted on every --traces query to FILE (ranker's JSON)")
 	name := fs.String("name", "", "the model's name (default: from --out)")
+	k := fs.Int("k", 0, "the head the order ranks: the first K fused candidates of each trace (0: the trace's own settings' k; a trace holds every lane's candidates)")
 	var fo ranker.FitOptions
 	fs.Float64Var(&fo.L2, "l2", 0.01, "L2 penalty on the standardized weights")
 	fs.IntVar(&fo.Iterations, "iterations", 300, "gradient steps")
@@ -63,13 +64,13 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
-	train, err := loadOrderQueries(*files, metrics)
+	train, err := loadOrderQueries(*files, metrics, *k)
 	if err != nil {
 		return err
 	}
 	var test []orderQuery
 	if *score != "" {
-		if test, err = loadOrderQueries(*score, metrics); err != nil {
+		if test, err = loadOrderQueries(*score, metrics, *k); err != nil {
 			return err
 		}
 	}
@@ -151,7 +152,7 @@ func splitList(s string) []string {
 
 // loadOrderQueries reads traces files and computes each query's head features with the
 // trace's own settings.
-func loadOrderQueries(files string, metrics map[string]eval.Metric) ([]orderQuery, error) {
+func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]orderQuery, error) {
 	var out []orderQuery
 	for _, f := range splitList(files) {
 		tqs, err := readTraces(f)
@@ -170,6 +171,9 @@ func loadOrderQueries(files string, metrics map[string]eval.Metric) ([]orderQuer
 			}
 			q.metric = mm
 			s := tq.Trace.Settings
+			if k > 0 {
+				s.K = k
+			}
 			head := tq.Trace.Head(s)
 			cands := make([]statement.Candidate, len(head))
 			for i, c := range head {
