@@ -29,47 +29,30 @@ import (
 // into the coordinator, then distributed; with RECALL_BENCH_CITUS_LOAD=distributed the schema
 // is distributed first and the corpus copied through the coordinator into the shards, then
 // BM25 built by recall.bm25_flush: one copy of the data on disk instead of two at once, and
-// no HNSW build on the coordinator (at 1M, 25 GB a copy).
+// no HNSW build on the coordinator (at 1M, 25 GB a copy). With TEST_CITUS_KEEP set the
+// cluster's database is kept (its name is printed), and RECALL_BENCH_CITUS_DB=<name> runs on
+// it again instead of loading: a 1M load takes about an hour.
 //
 //	make bench-citus N=10000 TIMES=60
-//	RECALL_BENCH_CITUS_LOAD=distributed make bench-citus N=1000000 TIMES=40
+//	RECALL_BENCH_CITUS_LOAD=distributed TEST_CITUS_KEEP=1 make bench-citus N=1000000 TIMES=40
+//	RECALL_BENCH_CITUS_DB=recall_citus_... make bench-citus N=1000000 TIMES=40
 func BenchmarkCitusMaximal(b *testing.B) {
-	cdb := testdb.Citus(b) // first: without a cluster it skips before loading anything
+	var cdb *testdb.DB
+	kept := os.Getenv("RECALL_BENCH_CITUS_DB")
+	if kept != "" {
+		cdb = testdb.CitusOpen(b, kept)
+	} else {
+		cdb = testdb.Citus(b) // first: without a cluster it skips before loading anything
+	}
 	c, sdb := benchCorpus(b)
 	ctx := context.Background()
-	owner := cdb.OwnerSQL()
-	defer owner.Close() //nolint:errcheck // closing a handle
-	start := time.Now()
-	load := func() {
-		if err := c.Load(ctx, cdb.Owner, func(stage string, done, total int) {
-			if done == total {
-				fmt.Fprintf(os.Stderr, "citus: %s %d/%d (%v)\n", stage, done, total, time.Since(start).Round(time.Second))
-			}
-		}); err != nil {
-			b.Fatal(err)
+	if kept == "" {
+		loadCluster(b, c, cdb)
+	} else {
+		var n int
+		if err := cdb.Owner.QueryRow(ctx, "SELECT count(*) FROM recall.memories").Scan(&n); err != nil || n != c.Cfg.N {
+			b.Fatalf("RECALL_BENCH_CITUS_DB=%s holds %d memories (%v), not the corpus's %d", kept, n, err, c.Cfg.N)
 		}
-	}
-	first := os.Getenv("RECALL_BENCH_CITUS_LOAD") == "distributed"
-	if !first {
-		load()
-	}
-	// Distributing builds each shard's HNSW index on its worker, with the worker's
-	// maintenance_work_mem: give it the room the single server's build had (synth.Load), or
-	// pgvector falls back to its far slower on-disk build at 1M.
-	workerBuildMemory(b, fmt.Sprintf("%dMB", synth.HNSWBuildMB(c.Cfg.N, c.Cfg.Dim)))
-	err := migrations.Distribute(ctx, owner)
-	if err == nil && first {
-		load()
-		// The load's rows were marked for BM25 upkeep by the row trigger; build it now.
-		_, err = cdb.Owner.Exec(ctx, sqltext.BM25Flush)
-	}
-	workerBuildMemory(b, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	fmt.Fprintf(os.Stderr, "citus: loaded and distributed in %v (distributed first: %v)\n", time.Since(start).Round(time.Second), first)
-	if _, err := cdb.Owner.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
-		b.Fatal(err)
 	}
 	s := benchSettings(b)
 	st, err := statement.Build(statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal})
@@ -124,6 +107,46 @@ func BenchmarkCitusMaximal(b *testing.B) {
 			// servers gave alike: the cluster's corpus is the same data, loaded apart.
 			b.ReportMetric(float64(same)/float64(i), "same_top10")
 		})
+	}
+}
+
+// loadCluster loads corpus c into cdb, a fresh database of the cluster, and distributes it
+// (the order RECALL_BENCH_CITUS_LOAD says), then vacuums it.
+func loadCluster(b *testing.B, c *synth.Corpus, cdb *testdb.DB) {
+	ctx := context.Background()
+	owner := cdb.OwnerSQL()
+	defer owner.Close() //nolint:errcheck // closing a handle
+	start := time.Now()
+	load := func() {
+		if err := c.Load(ctx, cdb.Owner, func(stage string, done, total int) {
+			if done == total {
+				fmt.Fprintf(os.Stderr, "citus: %s %d/%d (%v)\n", stage, done, total, time.Since(start).Round(time.Second))
+			}
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	first := os.Getenv("RECALL_BENCH_CITUS_LOAD") == "distributed"
+	if !first {
+		load()
+	}
+	// Distributing builds each shard's HNSW index on its worker, with the worker's
+	// maintenance_work_mem: give it the room the single server's build had (synth.Load), or
+	// pgvector falls back to its far slower on-disk build at 1M.
+	workerBuildMemory(b, fmt.Sprintf("%dMB", synth.HNSWBuildMB(c.Cfg.N, c.Cfg.Dim)))
+	err := migrations.Distribute(ctx, owner)
+	if err == nil && first {
+		load()
+		// The load's rows were marked for BM25 upkeep by the row trigger; build it now.
+		_, err = cdb.Owner.Exec(ctx, sqltext.BM25Flush)
+	}
+	workerBuildMemory(b, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "citus: %s loaded and distributed in %v (distributed first: %v)\n", cdb.Name, time.Since(start).Round(time.Second), first)
+	if _, err := cdb.Owner.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
+		b.Fatal(err)
 	}
 }
 

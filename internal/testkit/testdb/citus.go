@@ -18,6 +18,9 @@ import (
 const (
 	EnvCitusURL     = "TEST_CITUS_URL"     // the coordinator
 	EnvCitusWorkers = "TEST_CITUS_WORKERS" // the workers, space-separated
+	// EnvCitusKeep, when set, keeps the databases Citus creates (their names are logged):
+	// a 1M benchmark corpus loads for an hour, and CitusOpen opens it again.
+	EnvCitusKeep = "TEST_CITUS_KEEP"
 )
 
 // Citus returns a fresh database on the Citus cluster, migrated, dropped when t ends. It skips
@@ -52,6 +55,10 @@ func Citus(t testing.TB) *DB {
 	name := randomName("recall_citus_")
 	nodes := append([]*pgx.ConnConfig{admin}, workers...)
 	drop := func() {
+		if os.Getenv(EnvCitusKeep) != "" {
+			t.Logf("testdb: %s set: %s is kept on the cluster", EnvCitusKeep, name)
+			return
+		}
 		for _, n := range nodes {
 			if err := dropDatabase(context.Background(), n, name); err != nil {
 				t.Errorf("testdb: drop %s on %s:%d: %v", name, n.Host, n.Port, err)
@@ -92,6 +99,33 @@ func Citus(t testing.TB) *DB {
 	}
 	if err := Migrate(ctx, admin, name); err != nil {
 		t.Fatalf("testdb: migrate %s on the coordinator: %v", name, err)
+	}
+	db := &DB{Name: name, admin: admin}
+	if db.Owner, err = NewPool(ctx, admin, OwnerRole, name); err != nil {
+		t.Fatal(err)
+	}
+	if db.Runtime, err = NewPool(ctx, admin, RuntimeRole, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+// CitusOpen opens name, a database Citus made and EnvCitusKeep kept, as it is: nothing is
+// created, migrated or dropped.
+func CitusOpen(t testing.TB, name string) *DB {
+	t.Helper()
+	coord := os.Getenv(EnvCitusURL)
+	if coord == "" {
+		t.Skipf("testdb: %s is not set: no Citus cluster", EnvCitusURL)
+	}
+	admin, err := pgx.ParseConfig(coord)
+	if err != nil {
+		t.Fatalf("testdb: %s: %v", EnvCitusURL, err)
+	}
+	ctx := context.Background()
+	if err := withAdmin(ctx, admin, name, func(*pgx.Conn) error { return nil }); err != nil {
+		t.Fatalf("testdb: open %s on the coordinator: %v", name, err)
 	}
 	db := &DB{Name: name, admin: admin}
 	if db.Owner, err = NewPool(ctx, admin, OwnerRole, name); err != nil {
