@@ -255,18 +255,7 @@ func TestCitusFunctionsAgain(t *testing.T) {
 	t.Parallel()
 	cdb, _ := distributedPair(t)
 	ctx := context.Background()
-	owner := cdb.OwnerSQL()
-	defer owner.Close() //nolint:errcheck // closing a handle
-	if _, err := owner.ExecContext(ctx, "UPDATE recall.function_files SET sha256 = 'owed'"); err != nil {
-		t.Fatal(err)
-	}
-	done, err := migrations.ApplyFunctions(ctx, owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(done) != len(sqltext.FunctionFiles) {
-		t.Fatalf("applied %d function files of %d", len(done), len(sqltext.FunctionFiles))
-	}
+	applyFunctionsAgain(t, cdb)
 	engines, _ := enginePair(t, recall.Config{}, cdb)
 	user := recall.User{ID: "w", Read: []string{"t"}, Write: []string{"t"}}
 	b := recall.Batch{Scopes: []string{"t"}, Sources: []recall.Source{{ID: "log", Title: "Harbor log"}},
@@ -278,5 +267,24 @@ func TestCitusFunctionsAgain(t *testing.T) {
 	p, err := engines[0].Recall(ctx, user, "Who fixed the crane in the harbor log?", 300, nil)
 	if err != nil || len(p.Items) == 0 || p.Items[0].ExternalID != "m1" {
 		t.Fatalf("recall after the function files: %v, %+v", err, p)
+	}
+}
+
+// applyFunctionsAgain applies every function file again to db, as `recall migrate up` does
+// after an upgrade changes them all, and checks that every one was.
+func applyFunctionsAgain(t *testing.T, db *testdb.DB) {
+	t.Helper()
+	owner := db.OwnerSQL()
+	defer owner.Close() //nolint:errcheck // closing a handle
+	ctx := context.Background()
+	if _, err := owner.ExecContext(ctx, "UPDATE recall.function_files SET sha256 = 'owed'"); err != nil {
+		t.Fatal(err)
+	}
+	done, err := migrations.ApplyFunctions(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != len(sqltext.FunctionFiles) {
+		t.Fatalf("applied %d function files of %d", len(done), len(sqltext.FunctionFiles))
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
-	"github.com/recall-engine/recall/migrations"
 )
 
 // TestCitusTriggerPlans: on the distributed schema, after the function files are applied
@@ -23,14 +22,7 @@ func TestCitusTriggerPlans(t *testing.T) {
 	t.Parallel()
 	cdb, _ := distributedPair(t)
 	ctx := context.Background()
-	owner := cdb.OwnerSQL()
-	defer owner.Close() //nolint:errcheck // closing a handle
-	if _, err := owner.ExecContext(ctx, "UPDATE recall.function_files SET sha256 = 'owed'"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := migrations.ApplyFunctions(ctx, owner); err != nil {
-		t.Fatal(err)
-	}
+	applyFunctionsAgain(t, cdb)
 	engines, _ := enginePair(t, recall.Config{}, cdb)
 	user := recall.User{ID: "w", Read: []string{"t"}, Write: []string{"t"}}
 	b := recall.Batch{Scopes: []string{"t"}, Sources: []recall.Source{{ID: "log", Title: "Harbor log"}}}

@@ -100,7 +100,16 @@ func Citus(t testing.TB) *DB {
 	if err := Migrate(ctx, admin, name); err != nil {
 		t.Fatalf("testdb: migrate %s on the coordinator: %v", name, err)
 	}
+	return citusPools(t, admin, name)
+}
+
+// citusPools opens the owner's and the runtime role's pools on database name of the
+// coordinator admin, closed when t ends.
+func citusPools(t testing.TB, admin *pgx.ConnConfig, name string) *DB {
+	t.Helper()
+	ctx := context.Background()
 	db := &DB{Name: name, admin: admin}
+	var err error
 	if db.Owner, err = NewPool(ctx, admin, OwnerRole, name); err != nil {
 		t.Fatal(err)
 	}
@@ -127,15 +136,7 @@ func CitusOpen(t testing.TB, name string) *DB {
 	if err := withAdmin(ctx, admin, name, func(*pgx.Conn) error { return nil }); err != nil {
 		t.Fatalf("testdb: open %s on the coordinator: %v", name, err)
 	}
-	db := &DB{Name: name, admin: admin}
-	if db.Owner, err = NewPool(ctx, admin, OwnerRole, name); err != nil {
-		t.Fatal(err)
-	}
-	if db.Runtime, err = NewPool(ctx, admin, RuntimeRole, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	return db
+	return citusPools(t, admin, name)
 }
 
 // CitusDistributed is Citus with the schema distributed (migrations.Distribute, what `recall
