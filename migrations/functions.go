@@ -130,8 +130,8 @@ func ApplyFunctions(ctx context.Context, db *sql.DB) ([]string, error) {
 		done = append(done, f)
 	}
 	// A function file applied again drops the setting the trigger functions have on a
-	// distributed schema; it is set again on every run, so a cluster distributed before the
-	// setting existed gets it too.
+	// distributed schema; every run sets it where it is missing, so a cluster distributed
+	// before the setting existed gets it too.
 	if _, err := tx.ExecContext(ctx, sqltext.CitusTriggerPlans); err != nil {
 		return nil, fmt.Errorf("migrations: sql/citus/trigger_plans.sql: %w", err)
 	}

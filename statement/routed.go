@@ -46,10 +46,10 @@ var (
 	visibleCorpusRE = regexp.MustCompile(`recall\.visible_corpus\(\) ([a-z_][a-z0-9_]*)\b`)
 	tableRefRE      = regexp.MustCompile(`\b(FROM|JOIN)\s+recall\.(` + distributed + `)\s+([a-z_][a-z0-9_]*)\b`)
 	vectorNearestRE = regexp.MustCompile(`recall\.vector_nearest\(@qvec::vector\((\d+)\), (@vector_k::int)\)`)
+	// boundRE matches a table read routed to the set, which unroutedRE must then not see.
+	boundRE = regexp.MustCompile(`\(SELECT \* FROM recall\.(` + distributed + `) WHERE scopes = @route::text\[\]\)`)
 	// What no routed statement may hold: a function reading distributed tables, or a table
 	// read without its scope set.
-	// boundRE matches a table read routed to the set, which unroutedRE must then not see.
-	boundRE    = regexp.MustCompile(`\(SELECT \* FROM recall\.(` + distributed + `) WHERE scopes = @route::text\[\]\)`)
 	unroutedRE = regexp.MustCompile(`recall\.(probe_entities|probe_titles|vector_nearest|visible_corpus)\(|pg_class|\b(FROM|JOIN)\s+recall\.(` + distributed + `)\b`)
 )
 

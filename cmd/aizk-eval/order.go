@@ -151,7 +151,7 @@ func splitList(s string) []string {
 }
 
 // loadOrderQueries reads traces files and computes each query's head features with the
-// trace's own settings.
+// trace's own settings, the head being its first k fused candidates when k > 0.
 func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]orderQuery, error) {
 	var out []orderQuery
 	for _, f := range splitList(files) {

@@ -20,8 +20,10 @@ BEGIN
   IF NOT distributed THEN
     RETURN;
   END IF;
+  -- Only the functions without it: a `recall migrate up` that re-created none changes nothing.
   FOR f IN SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
            WHERE p.pronamespace = 'recall'::regnamespace AND p.prorettype = 'pg_catalog.trigger'::regtype
+             AND NOT coalesce('plan_cache_mode=force_custom_plan' = ANY (p.proconfig), false)
            ORDER BY p.proname LOOP
     EXECUTE format('ALTER FUNCTION %s SET plan_cache_mode = force_custom_plan', f);
   END LOOP;

@@ -32,14 +32,7 @@ const (
 // two roles are made distributed objects before the owner migrates (CitusPrepare).
 func Citus(t testing.TB) *DB {
 	t.Helper()
-	coord := os.Getenv(EnvCitusURL)
-	if coord == "" {
-		t.Skipf("testdb: %s is not set: no Citus cluster (make test starts one when ../shared/citus holds its source)", EnvCitusURL)
-	}
-	admin, err := pgx.ParseConfig(coord)
-	if err != nil {
-		t.Fatalf("testdb: %s: %v", EnvCitusURL, err)
-	}
+	admin := coordinator(t)
 	var workers []*pgx.ConnConfig
 	for _, u := range strings.Fields(os.Getenv(EnvCitusWorkers)) {
 		w, err := pgx.ParseConfig(u)
@@ -103,6 +96,20 @@ func Citus(t testing.TB) *DB {
 	return citusPools(t, admin, name)
 }
 
+// coordinator is the cluster's coordinator (EnvCitusURL); t is skipped without one.
+func coordinator(t testing.TB) *pgx.ConnConfig {
+	t.Helper()
+	coord := os.Getenv(EnvCitusURL)
+	if coord == "" {
+		t.Skipf("testdb: %s is not set: no Citus cluster (make test starts one when ../shared/citus holds its source)", EnvCitusURL)
+	}
+	admin, err := pgx.ParseConfig(coord)
+	if err != nil {
+		t.Fatalf("testdb: %s: %v", EnvCitusURL, err)
+	}
+	return admin
+}
+
 // citusPools opens the owner's and the runtime role's pools on database name of the
 // coordinator admin, closed when t ends.
 func citusPools(t testing.TB, admin *pgx.ConnConfig, name string) *DB {
@@ -124,16 +131,8 @@ func citusPools(t testing.TB, admin *pgx.ConnConfig, name string) *DB {
 // created, migrated or dropped.
 func CitusOpen(t testing.TB, name string) *DB {
 	t.Helper()
-	coord := os.Getenv(EnvCitusURL)
-	if coord == "" {
-		t.Skipf("testdb: %s is not set: no Citus cluster", EnvCitusURL)
-	}
-	admin, err := pgx.ParseConfig(coord)
-	if err != nil {
-		t.Fatalf("testdb: %s: %v", EnvCitusURL, err)
-	}
-	ctx := context.Background()
-	if err := withAdmin(ctx, admin, name, func(*pgx.Conn) error { return nil }); err != nil {
+	admin := coordinator(t)
+	if err := withAdmin(context.Background(), admin, name, func(*pgx.Conn) error { return nil }); err != nil {
 		t.Fatalf("testdb: open %s on the coordinator: %v", name, err)
 	}
 	return citusPools(t, admin, name)
