@@ -45,14 +45,10 @@ func BenchmarkCitusMaximal(b *testing.B) {
 		cdb = testdb.Citus(b) // first: without a cluster it skips before loading anything
 	}
 	c, sdb := benchCorpus(b)
-	ctx := context.Background()
 	if kept == "" {
 		loadCluster(b, c, cdb)
 	} else {
-		var n int
-		if err := cdb.Owner.QueryRow(ctx, "SELECT count(*) FROM recall.memories").Scan(&n); err != nil || n != c.Cfg.N {
-			b.Fatalf("RECALL_BENCH_CITUS_DB=%s holds %d memories (%v), not the corpus's %d", kept, n, err, c.Cfg.N)
-		}
+		checkKept(b, cdb, c)
 	}
 	s := benchSettings(b)
 	st, err := statement.Build(statement.Shape{Dim: c.Cfg.Dim, Fuzzy: true, Plan: statement.Maximal})
@@ -107,6 +103,15 @@ func BenchmarkCitusMaximal(b *testing.B) {
 			// servers gave alike: the cluster's corpus is the same data, loaded apart.
 			b.ReportMetric(float64(same)/float64(i), "same_top10")
 		})
+	}
+}
+
+// checkKept fails b unless cdb, a kept cluster database (RECALL_BENCH_CITUS_DB), holds corpus
+// c's number of memories.
+func checkKept(b *testing.B, cdb *testdb.DB, c *synth.Corpus) {
+	var n int
+	if err := cdb.Owner.QueryRow(context.Background(), "SELECT count(*) FROM recall.memories").Scan(&n); err != nil || n != c.Cfg.N {
+		b.Fatalf("RECALL_BENCH_CITUS_DB=%s holds %d memories (%v), not the corpus's %d", cdb.Name, n, err, c.Cfg.N)
 	}
 }
 
