@@ -35,6 +35,8 @@ import (
 // copies of themselves that read the shards too (made here on the worker, in a schema
 // recall_bench_<set> dropped at the end, owned by recall_owner as the real ones are). The set's
 // placement is looked up once: an engine would keep it and look again when a shard moves.
+// The probe copies keep their plans; with RECALL_BENCH_DIRECT_PLAN=custom they plan at every
+// call, as probes that take the shard tables as arguments (EXECUTE) would.
 //
 //	RECALL_BENCH_CITUS_DB=recall_citus_... make bench-citus-direct N=1000000 TIMES=40
 func BenchmarkCitusDirect(b *testing.B) {
@@ -164,7 +166,9 @@ func newDirect(b *testing.B, cdb *testdb.DB, st *statement.Statement, set string
 			b.Fatal(err)
 		}
 		def = strings.Replace(onShards(def), "recall."+strings.Split(p, "(")[0], schema+"."+strings.Split(p, "(")[0], 1)
-		def = strings.Replace(def, "plan_cache_mode TO 'force_custom_plan'", "plan_cache_mode TO 'force_generic_plan'", 1)
+		if os.Getenv("RECALL_BENCH_DIRECT_PLAN") != "custom" {
+			def = strings.Replace(def, "plan_cache_mode TO 'force_custom_plan'", "plan_cache_mode TO 'force_generic_plan'", 1)
+		}
 		ddl = append(ddl, def, "ALTER FUNCTION "+schema+"."+p+" OWNER TO recall_owner",
 			"GRANT EXECUTE ON FUNCTION "+schema+"."+p+" TO recall_runtime")
 	}
