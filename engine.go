@@ -45,7 +45,14 @@ type Config struct {
 	// which did.
 	Replica        *pgxpool.Pool
 	ReplicaTimeout time.Duration // the replica's bound for one statement (0: 5 s)
-	ReplicaWait    time.Duration // the longest wait for replay (0: 500 ms)
+	// RoutedReads, on a Citus cluster, keeps every recall on the coordinator's routing:
+	// the engine then never connects to the workers. Without it a caller of one scope set is
+	// read on the worker that holds the set's shards, with Pool's role and credentials at the
+	// worker's address from Citus's metadata, which keeps its plan where the routed statement
+	// is planned at every call (docs/SCALING.md); a worker it cannot reach, or a shard moved
+	// away, falls back to the routed statement.
+	RoutedReads bool
+	ReplicaWait time.Duration // the longest wait for replay (0: 500 ms)
 
 	Embedder embed.Embedder      // nil: the built-in hashing embedder, embed.NewHashing(0)
 	Reranker rerank.Reranker     // nil or rerank.None{}: no rerank stage
@@ -99,7 +106,14 @@ type Engine struct {
 	recorder *access.Recorder
 	writer   *write.Writer
 	ownPools []*pgxpool.Pool // the pools Open made, closed by Close
-	profile  string          // the profile's name (Config.Profile)
+	// workers are the pools on Citus workers, by address, where scope sets' shards are read
+	// (workerPool); closed by Close.
+	workersMu sync.Mutex
+	workers   map[string]*pgxpool.Pool
+	// distributed says that a recall found the schema distributed (its text was routed): the
+	// recalls after it read one scope set's shards directly (Config.RoutedReads).
+	distributed atomic.Bool
+	profile     string // the profile's name (Config.Profile)
 	// profileWarn says when an embedder of meaning runs with the hashing embedder's fit; each
 	// pack carries it.
 	profileWarn atomic.Value

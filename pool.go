@@ -146,11 +146,43 @@ func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, 
 	return e, nil
 }
 
-// Close closes the pools Open made; it does nothing for an Engine on a caller's pools.
+// Close closes the pools Open made and those it opened on Citus workers; it closes no pool of
+// a caller's.
 func (e *Engine) Close() {
 	for _, p := range e.ownPools {
 		p.Close()
 	}
+	e.workersMu.Lock()
+	defer e.workersMu.Unlock()
+	for _, p := range e.workers {
+		p.Close()
+	}
+	e.workers = nil
+}
+
+// workerPool returns the engine's pool on the Citus worker at host:port, where a caller's
+// scope set's shards are read (statement.RunDirect), opened at its first use with Pool's
+// settings (its role, credentials and TLS) at that address. Its connections register
+// pgvector's types and nothing else: the statement they run is prepared at its first use.
+func (e *Engine) workerPool(ctx context.Context, host string, port int) (statement.Beginner, error) {
+	key := fmt.Sprintf("%s:%d", host, port)
+	e.workersMu.Lock()
+	defer e.workersMu.Unlock()
+	if p, ok := e.workers[key]; ok {
+		return p, nil
+	}
+	cfg := e.cfg.Pool.Config()
+	cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Fallbacks = host, uint16(port), nil
+	cfg.AfterConnect = pgxvec.RegisterTypes
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("recall: a pool on the Citus worker %s: %w", key, err)
+	}
+	if e.workers == nil {
+		e.workers = map[string]*pgxpool.Pool{}
+	}
+	e.workers[key] = p
+	return p, nil
 }
 
 // Warm warms the pool's idle connections (up to its MinConns, at least one): each runs the

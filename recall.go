@@ -289,7 +289,16 @@ func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace boo
 		why = "the replica failed"
 		r.warn("replica", fmt.Errorf("the primary served the recall: %w", err))
 	}
-	all, text, err := statement.RunText(ctx, e.cfg.Pool, statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}, r.req.st, r.req.q, s)
+	who := statement.Scopes{Read: r.req.who.read, Write: r.req.who.write}
+	var all []statement.Candidate
+	var text string
+	if e.cfg.RoutedReads || !e.distributed.Load() {
+		all, text, err = statement.RunText(ctx, e.cfg.Pool, who, r.req.st, r.req.q, s)
+		// A routed text: the schema is distributed, and the next recalls read shards directly.
+		e.distributed.Store(err == nil && text != r.req.st.SQL || e.distributed.Load())
+	} else {
+		all, text, err = statement.RunDirect(ctx, e.cfg.Pool, e.workerPool, who, r.req.st, r.req.q, s)
+	}
 	r.all, r.sql, r.pack.ServedBy, r.pack.ServedWhy = all, text, ServedByPrimary, why
 	r.splitStale()
 	return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 )
@@ -14,6 +15,7 @@ import (
 // (CREATE OR REPLACE, IF NOT EXISTS, GRANT): applying a file again changes nothing.
 var FunctionFiles = []string{
 	"lanes/filter.sql",
+	"lanes/local_shard.sql",
 	"lanes/entity_probe.sql",
 	"lanes/title_probe.sql",
 	"lanes/visible_corpus.sql",
@@ -79,6 +81,10 @@ type FunctionData struct {
 	// Routed renders a probe's form for the routed statement on Citus (its name ends in
 	// _routed, its first argument is the scope set every table it reads is bound to).
 	Routed bool
+	// Shard, with Routed, renders a probe's form for a statement read on the worker that
+	// holds the set's shards (its name ends in _shard): it reads those shard tables, named
+	// at each call, by EXECUTE (lanes/local_shard.sql).
+	Shard bool
 }
 
 type bandIndexes struct{ Like, Keep string }
@@ -109,6 +115,8 @@ var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
 	"postings": func(table, id string, routed bool) postings { return postings{table, id, routed} },
 	// routed is the data with Routed set, for a file's routed probe (sql/lanes/entity_probe.sql).
 	"routed": func(d FunctionData) FunctionData { d.Routed = true; return d },
+	// shard is the data with Routed and Shard set, for a file's shard probe.
+	"shard": func(d FunctionData) FunctionData { d.Routed, d.Shard = true, true; return d },
 	"trigger": func(fn, table, id, parent, field string) postingsTrigger {
 		return postingsTrigger{fn, table, id, parent, field}
 	},
@@ -124,7 +132,17 @@ func Function(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sqltext: function file %s: %w", name, err)
 	}
-	t, err := template.Must(tmpl.Clone()).New(name).Parse(string(b))
+	var t *template.Template
+	t, err = template.Must(tmpl.Clone()).Funcs(template.FuncMap{
+		// dynamic renders template name with d as the text of an EXECUTE (dynamicSQL).
+		"dynamic": func(name string, d FunctionData, vars string) (string, error) {
+			var out strings.Builder
+			if err := t.ExecuteTemplate(&out, name, d); err != nil {
+				return "", err
+			}
+			return dynamicSQL(out.String(), strings.Fields(vars))
+		},
+	}).New(name).Parse(string(b))
 	if err != nil {
 		return "", fmt.Errorf("sqltext: function file %s: %w", name, err)
 	}
@@ -172,4 +190,44 @@ func FunctionBodies() ([]FunctionBody, error) {
 		}
 	}
 	return out, nil
+}
+
+var (
+	// tableRefRE is a name in schema recall, and an opening parenthesis after it when it is a
+	// function's.
+	tableRefRE = regexp.MustCompile(`\brecall\.([a-z_][a-z0-9_]*)\b(\s*\()?`)
+	// commentLineRE is a line holding only an SQL comment, which dynamicSQL drops.
+	commentLineRE = regexp.MustCompile(`(?m)^[ \t]*--.*\n`)
+	// qTagRE finds dynamicSQL's own dollar-quote delimiter.
+	qTagRE = regexp.MustCompile(`\$q\$`)
+)
+
+// dynamicSQL turns a probe's query, as PL/pgSQL runs it, into the text its shard form runs by
+// EXECUTE, written as a dollar-quoted literal, without its comment lines: every table of schema recall becomes the
+// placeholder @@table@@ (the shard form puts the shard's name in its place), and every
+// variable of vars becomes its parameter, $1 for the first (a word followed by an opening
+// parenthesis is a function's name, as floor( is, and stays).
+func dynamicSQL(text string, vars []string) (string, error) {
+	text = commentLineRE.ReplaceAllString(text, "")
+	text = tableRefRE.ReplaceAllStringFunc(text, func(m string) string {
+		g := tableRefRE.FindStringSubmatch(m)
+		if g[2] != "" {
+			return m
+		}
+		return "@@" + g[1] + "@@"
+	})
+	if len(vars) > 0 {
+		varRE := regexp.MustCompile(`\b(` + strings.Join(vars, "|") + `)\b(\s*\()?`)
+		text = varRE.ReplaceAllStringFunc(text, func(m string) string {
+			g := varRE.FindStringSubmatch(m)
+			if g[2] != "" {
+				return m
+			}
+			return "$" + strconv.Itoa(slices.Index(vars, g[1])+1)
+		})
+	}
+	if qTagRE.MatchString(text) {
+		return "", fmt.Errorf("sqltext: a dynamic query holds its own delimiter $q$")
+	}
+	return "$q$" + text + "$q$", nil
 }

@@ -25,6 +25,8 @@
 --   body: sql/lanes/filter.sql
 -- FUNCTION recall.is_scope_set(text[]) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
+-- FUNCTION recall.local_shard(regclass,text[]) RETURNS text LANGUAGE plpgsql STABLE SET search_path=pg_catalog, pg_temp
+--   body: sql/lanes/local_shard.sql
 -- FUNCTION recall.memories_bm25_delete() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.memories_bm25_dirty() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
@@ -43,9 +45,13 @@
 --   body: sql/lanes/entity_probe.sql
 -- FUNCTION recall.probe_entities_routed(text[],text[],boolean,double precision) RETURNS TABLE(id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 16 SET enable_seqscan=off SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
 --   body: sql/lanes/entity_probe.sql
+-- FUNCTION recall.probe_entities_shard(text[],text[],boolean,double precision) RETURNS TABLE(id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 16 SET enable_seqscan=off SET search_path=pg_catalog, public, pg_temp
+--   body: sql/lanes/entity_probe.sql
 -- FUNCTION recall.probe_titles(text,integer,integer,double precision) RETURNS TABLE(id bigint, sim double precision, direct boolean) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 8 SET enable_seqscan=off SET plan_cache_mode=force_generic_plan SET search_path=pg_catalog, public, pg_temp
 --   body: sql/lanes/title_probe.sql
 -- FUNCTION recall.probe_titles_routed(text[],text,integer,integer,double precision) RETURNS TABLE(id bigint, sim double precision, direct boolean) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 8 SET enable_seqscan=off SET plan_cache_mode=force_custom_plan SET search_path=pg_catalog, public, pg_temp
+--   body: sql/lanes/title_probe.sql
+-- FUNCTION recall.probe_titles_shard(text[],text,integer,integer,double precision) RETURNS TABLE(id bigint, sim double precision, direct boolean) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 8 SET enable_seqscan=off SET search_path=pg_catalog, public, pg_temp
 --   body: sql/lanes/title_probe.sql
 -- FUNCTION recall.read_scopes() RETURNS text[] LANGUAGE sql STABLE
 --   body: migrations/00001_baseline.sql
@@ -55,6 +61,8 @@
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.scope_tokens(text[],text[]) RETURNS text[] LANGUAGE sql IMMUTABLE
 --   body: sql/lanes/entity_probe.sql
+-- FUNCTION recall.shard_placement(text[]) RETURNS TABLE(tbl text, shard text, nodename text, nodeport integer) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/lanes/local_shard.sql
 -- FUNCTION recall.sources_title_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/lexemes.sql
 -- FUNCTION recall.sources_title_trigrams() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, public, pg_temp

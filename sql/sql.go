@@ -65,6 +65,17 @@ var (
 //go:embed read/visible_sets.sql
 var VisibleSets string
 
+// ShardPlacement reads where a scope set's shards are on a Citus cluster (statement.PlacementOf).
+//
+//go:embed read/shard_placement.sql
+var ShardPlacement string
+
+// ShardHere asks a worker whether a scope set's memories shard is placed there
+// (statement.RunOnShard).
+//
+//go:embed read/shard_here.sql
+var ShardHere string
+
 // WALPosition is the primary's current WAL position in bytes.
 //
 //go:embed read/wal_position.sql

@@ -52,33 +52,10 @@ AS $$ SELECT ARRAY(SELECT s || ' ' || k FROM unnest(scopes) s CROSS JOIN unnest(
 CREATE INDEX IF NOT EXISTS entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys))
   WITH (fastupdate = off);
 
-{{define "probe_entities"}}CREATE OR REPLACE FUNCTION recall.probe_entities{{if .Routed}}_routed(route text[], {{else}}({{end}}mentions text[], fuzzy boolean, floor float8)
-RETURNS TABLE (id bigint, sim float8)
-LANGUAGE plpgsql STABLE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
-{{- if .Routed}} SET plan_cache_mode = force_custom_plan
-{{- else}} SET plan_cache_mode = force_generic_plan{{end}}
-ROWS 16
-AS $$
-DECLARE
-  by_scope boolean;
-{{- if .Routed}}
-  nested text := current_setting('citus.allow_nested_distributed_execution', true);
-{{- end}}
-BEGIN
-{{- if .Routed}}
-  PERFORM set_config('citus.allow_nested_distributed_execution', 'on', true);
-{{- end}}
-  by_scope := fuzzy AND CASE current_setting('recall.entity_probe', true)
-    WHEN 'scope' THEN true
-    WHEN 'index' THEN false
-    ELSE (SELECT count(*) <= 2000 FROM (
+{{define "probe_entities_by_scope"}}SELECT count(*) <= 2000 FROM (
             SELECT 1 FROM recall.entity_trigrams t
             WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
-            LIMIT 2001) v)
-  END;
-  RETURN QUERY
-  WITH grams AS MATERIALIZED (
+            LIMIT 2001) v{{end}}{{define "probe_entities_query"}}  WITH grams AS MATERIALIZED (
     SELECT DISTINCT m.mention AS g, show_trgm(m.mention) AS trg
     FROM unnest(mentions) AS m(mention)
     WHERE by_scope
@@ -111,7 +88,30 @@ BEGIN
     CROSS JOIN LATERAL (SELECT similarity(lower(e.name), c.g)::float8 AS sim FROM recall.entities e WHERE e.id = c.id{{if .Routed}} AND e.scopes = route{{end}} OFFSET 0) m
     WHERE m.sim >= floor
   ) x
-  GROUP BY x.id;
+  GROUP BY x.id{{end}}{{define "probe_entities"}}CREATE OR REPLACE FUNCTION recall.probe_entities{{if .Routed}}_routed(route text[], {{else}}({{end}}mentions text[], fuzzy boolean, floor float8)
+RETURNS TABLE (id bigint, sim float8)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+{{- if .Routed}} SET plan_cache_mode = force_custom_plan
+{{- else}} SET plan_cache_mode = force_generic_plan{{end}}
+ROWS 16
+AS $$
+DECLARE
+  by_scope boolean;
+{{- if .Routed}}
+  nested text := current_setting('citus.allow_nested_distributed_execution', true);
+{{- end}}
+BEGIN
+{{- if .Routed}}
+  PERFORM set_config('citus.allow_nested_distributed_execution', 'on', true);
+{{- end}}
+  by_scope := fuzzy AND CASE current_setting('recall.entity_probe', true)
+    WHEN 'scope' THEN true
+    WHEN 'index' THEN false
+    ELSE ({{template "probe_entities_by_scope" .}})
+  END;
+  RETURN QUERY
+{{template "probe_entities_query" .}};
 {{- if .Routed}}
   PERFORM set_config('citus.allow_nested_distributed_execution', coalesce(nested, 'off'), true);
 {{- end}}
@@ -135,3 +135,36 @@ GRANT EXECUTE ON FUNCTION recall.probe_entities(text[], boolean, float8) TO reca
 -- parameter of an extension not loaded, as on a single server.) Plans are made per call (force_custom_plan): Citus prunes a shard only
 -- by a known value.
 {{template "probe_entities" (routed .)}}
+
+-- recall.probe_entities_shard: the same probe on the set's shard tables themselves, for a
+-- statement read on their worker, as recall.probe_titles_shard is (title_probe.sql).
+{{define "probe_entities_shard"}}CREATE OR REPLACE FUNCTION recall.probe_entities_shard(route text[], mentions text[], fuzzy boolean, floor float8)
+RETURNS TABLE (id bigint, sim float8)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+ROWS 16
+AS $$
+DECLARE
+  by_scope boolean;
+  entities text := recall.local_shard('recall.entities', route);
+  entity_trigrams text := recall.local_shard('recall.entity_trigrams', route);
+BEGIN
+  IF entities IS NULL OR entity_trigrams IS NULL THEN
+    RAISE EXCEPTION 'recall.probe_entities_shard: the shards of scope set % are not on this node', route
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  by_scope := CASE current_setting('recall.entity_probe', true) WHEN 'scope' THEN true WHEN 'index' THEN false END;
+  IF by_scope IS NULL AND fuzzy THEN
+    EXECUTE replace({{dynamic "probe_entities_by_scope" . "route"}}, '@@entity_trigrams@@', entity_trigrams)
+      INTO by_scope USING route;
+  END IF;
+  by_scope := fuzzy AND coalesce(by_scope, false);
+  RETURN QUERY EXECUTE replace(replace({{dynamic "probe_entities_query" . "route mentions fuzzy floor by_scope"}},
+      '@@entities@@', entities), '@@entity_trigrams@@', entity_trigrams)
+    USING route, mentions, fuzzy, floor, by_scope;
+END
+$$;
+{{template "trgm_search_path" "recall.probe_entities_shard(text[], text[], boolean, float8)"}}
+GRANT EXECUTE ON FUNCTION recall.probe_entities_shard(text[], text[], boolean, float8) TO recall_runtime;
+{{end}}
+{{- template "probe_entities_shard" (shard .)}}

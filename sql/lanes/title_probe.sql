@@ -51,33 +51,10 @@ DROP INDEX IF EXISTS recall.sources_title_key_idx;
 CREATE INDEX IF NOT EXISTS sources_title_tokens_idx ON recall.sources
   USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate = off);
 
-{{define "probe_titles"}}CREATE OR REPLACE FUNCTION recall.probe_titles{{if .Routed}}_routed(route text[], {{else}}({{end}}query text, exact_words int, fuzzy_words int, floor float8)
-RETURNS TABLE (id bigint, sim float8, direct boolean)
-LANGUAGE plpgsql STABLE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
-{{- if .Routed}} SET plan_cache_mode = force_custom_plan
-{{- else}} SET plan_cache_mode = force_generic_plan{{end}}
-ROWS 8
-AS $$
-DECLARE
-  by_scope boolean;
-{{- if .Routed}}
-  nested text := current_setting('citus.allow_nested_distributed_execution', true);
-{{- end}}
-BEGIN
-{{- if .Routed}}
-  PERFORM set_config('citus.allow_nested_distributed_execution', 'on', true);
-{{- end}}
-  by_scope := CASE current_setting('recall.title_probe', true)
-    WHEN 'scope' THEN true
-    WHEN 'index' THEN false
-    ELSE (SELECT count(*) <= 2000 FROM (
+{{define "probe_titles_by_scope"}}SELECT count(*) <= 2000 FROM (
             SELECT 1 FROM recall.title_trigrams t
             WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
-            LIMIT 2001) v)
-  END;
-  RETURN QUERY
-  WITH words AS MATERIALIZED (
+            LIMIT 2001) v{{end}}{{define "probe_titles_query"}}  WITH words AS MATERIALIZED (
     SELECT k.a, ARRAY(SELECT to_tsvector('english', x) = ''::tsvector FROM unnest(k.a) WITH ORDINALITY AS u(x, o) ORDER BY o) AS stop
     FROM (SELECT string_to_array(recall.title_key(query), ' ') AS a) k
   ),
@@ -134,7 +111,30 @@ BEGIN
     CROSS JOIN LATERAL (SELECT similarity(lower(s.title), c.g)::float8 AS sim FROM recall.sources s WHERE s.id = c.id{{if .Routed}} AND s.scopes = route{{end}} OFFSET 0) m
     WHERE by_scope AND m.sim >= floor
   ) x
-  GROUP BY x.id;
+  GROUP BY x.id{{end}}{{define "probe_titles"}}CREATE OR REPLACE FUNCTION recall.probe_titles{{if .Routed}}_routed(route text[], {{else}}({{end}}query text, exact_words int, fuzzy_words int, floor float8)
+RETURNS TABLE (id bigint, sim float8, direct boolean)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+{{- if .Routed}} SET plan_cache_mode = force_custom_plan
+{{- else}} SET plan_cache_mode = force_generic_plan{{end}}
+ROWS 8
+AS $$
+DECLARE
+  by_scope boolean;
+{{- if .Routed}}
+  nested text := current_setting('citus.allow_nested_distributed_execution', true);
+{{- end}}
+BEGIN
+{{- if .Routed}}
+  PERFORM set_config('citus.allow_nested_distributed_execution', 'on', true);
+{{- end}}
+  by_scope := CASE current_setting('recall.title_probe', true)
+    WHEN 'scope' THEN true
+    WHEN 'index' THEN false
+    ELSE ({{template "probe_titles_by_scope" .}})
+  END;
+  RETURN QUERY
+{{template "probe_titles_query" .}};
 {{- if .Routed}}
   PERFORM set_config('citus.allow_nested_distributed_execution', coalesce(nested, 'off'), true);
 {{- end}}
@@ -152,3 +152,38 @@ GRANT EXECUTE ON FUNCTION recall.probe_titles(text, int, int, float8) TO recall_
 -- bound to the caller's one scope set as recall.probe_entities_routed is (entity_probe.sql
 -- says why).
 {{template "probe_titles" (routed .)}}
+
+-- recall.probe_titles_shard: the same probe for a statement read on the worker that holds the
+-- caller's scope set's shards (docs/SCALING.md): the routed probe's queries, bound to route,
+-- on that set's shard tables themselves (recall.local_shard names them), so no Citus planning
+-- runs inside; they are run by EXECUTE, the shard's names being known only at the call, and
+-- so planned at every call. It refuses a set whose shards are elsewhere.
+{{define "probe_titles_shard"}}CREATE OR REPLACE FUNCTION recall.probe_titles_shard(route text[], query text, exact_words int, fuzzy_words int, floor float8)
+RETURNS TABLE (id bigint, sim float8, direct boolean)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+ROWS 8
+AS $$
+DECLARE
+  by_scope boolean;
+  sources text := recall.local_shard('recall.sources', route);
+  title_trigrams text := recall.local_shard('recall.title_trigrams', route);
+BEGIN
+  IF sources IS NULL OR title_trigrams IS NULL THEN
+    RAISE EXCEPTION 'recall.probe_titles_shard: the shards of scope set % are not on this node', route
+      USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+  by_scope := CASE current_setting('recall.title_probe', true) WHEN 'scope' THEN true WHEN 'index' THEN false END;
+  IF by_scope IS NULL THEN
+    EXECUTE replace({{dynamic "probe_titles_by_scope" . "route"}}, '@@title_trigrams@@', title_trigrams)
+      INTO by_scope USING route;
+  END IF;
+  RETURN QUERY EXECUTE replace(replace({{dynamic "probe_titles_query" . "route query exact_words fuzzy_words floor by_scope"}},
+      '@@sources@@', sources), '@@title_trigrams@@', title_trigrams)
+    USING route, query, exact_words, fuzzy_words, floor, by_scope;
+END
+$$;
+{{template "trgm_search_path" "recall.probe_titles_shard(text[], text, int, int, float8)"}}
+GRANT EXECUTE ON FUNCTION recall.probe_titles_shard(text[], text, int, int, float8) TO recall_runtime;
+{{end}}
+{{- template "probe_titles_shard" (shard .)}}

@@ -1,0 +1,141 @@
+package statement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-engine/recall/internal/scope"
+	sqltext "github.com/recall-engine/recall/sql"
+)
+
+// A read on a scope set's shards (docs/SCALING.md, "What is left"): Citus plans a routed
+// statement anew at every call, on the coordinator and on the worker, while one server keeps
+// its plan. The shard form is the routed form (routed.go) with every distributed table named
+// by the set's shard and the probes' shard forms (recall.probe_titles_shard and
+// probe_entities_shard), prepared on the worker that holds the shards as the caller, under the
+// same scopes and settings: the shards carry their tables' policies. RunOnShard runs it.
+
+// ErrShardMoved is returned by RunOnShard when the worker it reads on no longer holds the
+// scope set's shards (an operator moved them): read the placement again.
+var ErrShardMoved = errors.New("statement: the scope set's shards are not on this worker")
+
+// Placement is where a scope set's shards are: the worker's address and, for every table
+// distributed by scope set, the name of the set's shard ("recall.memories_102061").
+type Placement struct {
+	Host   string
+	Port   int
+	Shards map[string]string
+}
+
+// PlacementOf reads where set's shards are from the coordinator's metadata (tx: a
+// transaction on the coordinator). It fails when the set's shards are not all on one worker.
+func PlacementOf(ctx context.Context, tx pgx.Tx, set []string) (Placement, error) {
+	rows, err := tx.Query(ctx, sqltext.ShardPlacement, set)
+	if err != nil {
+		return Placement{}, interpretError(ctx, err)
+	}
+	p := Placement{Shards: map[string]string{}}
+	var table, shard, host string
+	var port int
+	_, err = pgx.ForEachRow(rows, []any{&table, &shard, &host, &port}, func() error {
+		if p.Host != "" && (host != p.Host || port != p.Port) {
+			return fmt.Errorf("statement: scope set %v is on %s:%d and %s:%d", set, p.Host, p.Port, host, port)
+		}
+		p.Host, p.Port, p.Shards[table] = host, port, shard
+		return nil
+	})
+	if err != nil {
+		return Placement{}, interpretError(ctx, err)
+	}
+	if p.Host == "" {
+		return Placement{}, fmt.Errorf("statement: no shard placement for scope set %v: is the schema distributed?", set)
+	}
+	return p, nil
+}
+
+var (
+	// distributedRefRE is a distributed table's name, and an opening parenthesis after it when
+	// it is a function's.
+	distributedRefRE = regexp.MustCompile(`\brecall\.(` + distributed + `)\b(\s*\()?`)
+	shardProbes      = strings.NewReplacer("recall.probe_titles_routed(", "recall.probe_titles_shard(",
+		"recall.probe_entities_routed(", "recall.probe_entities_shard(")
+)
+
+// ShardSQL returns the text of st's shard form for scope set set placed at p.
+func (st *Statement) ShardSQL(set []string, p Placement) (string, error) {
+	text, err := st.Routed(set)
+	if err != nil {
+		return "", err
+	}
+	var missing string
+	text = distributedRefRE.ReplaceAllStringFunc(text, func(m string) string {
+		g := distributedRefRE.FindStringSubmatch(m)
+		if g[2] != "" {
+			return m
+		}
+		sh, ok := p.Shards[g[1]]
+		if !ok {
+			missing = g[1]
+			return m
+		}
+		return sh
+	})
+	if missing != "" {
+		return "", fmt.Errorf("statement: the placement names no shard of recall.%s", missing)
+	}
+	return shardProbes.Replace(text), nil
+}
+
+// RunOnShard runs st's shard form for q on pool, a pool of the runtime role on the worker of
+// p, where set's shards are: one read-only transaction as the caller (scopes and settings
+// with SET LOCAL), the statement prepared on the connection as one server's is.
+func RunOnShard(ctx context.Context, pool Beginner, who Scopes, st *Statement, set []string, p Placement, q Query, s Settings) ([]Candidate, error) {
+	text, err := st.ShardSQL(set, p)
+	if err != nil {
+		return nil, err
+	}
+	if q.Now.IsZero() {
+		q.Now = time.Now()
+	}
+	asOf := q.AsOf
+	if asOf.IsZero() {
+		asOf = q.Now
+	}
+	args, err := st.Args(q, s)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	if err := scope.Apply(ctx, tx, who.Read, who.Write, s.Session()...); err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	var here bool
+	if err := tx.QueryRow(ctx, sqltext.ShardHere, set, p.Shards["memories"]).Scan(&here); err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	if !here {
+		return nil, fmt.Errorf("%w: scope set %v, %s", ErrShardMoved, set, p.Shards["memories"])
+	}
+	rows, err := queryPrepared(ctx, tx, text, args)
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Candidate, error) { return scanCandidate(r, q.Now, asOf) })
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	return attachContext(out), nil
+}
