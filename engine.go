@@ -45,6 +45,7 @@ type Config struct {
 	// which did.
 	Replica        *pgxpool.Pool
 	ReplicaTimeout time.Duration // the replica's bound for one statement (0: 5 s)
+	ReplicaWait    time.Duration // the longest wait for replay (0: 500 ms)
 	// RoutedReads, on a Citus cluster, keeps every recall on the coordinator's routing:
 	// the engine then never connects to the workers. Without it a caller of one scope set is
 	// read on the worker that holds the set's shards, with Pool's role and credentials at the
@@ -52,7 +53,6 @@ type Config struct {
 	// is planned at every call (docs/SCALING.md); a worker it cannot reach, or a shard moved
 	// away, falls back to the routed statement.
 	RoutedReads bool
-	ReplicaWait time.Duration // the longest wait for replay (0: 500 ms)
 
 	Embedder embed.Embedder      // nil: the built-in hashing embedder, embed.NewHashing(0)
 	Reranker rerank.Reranker     // nil or rerank.None{}: no rerank stage
