@@ -33,6 +33,31 @@ func TestShardSQL(t *testing.T) {
 	if strings.Contains(text, "_routed(") {
 		t.Error("the shard form calls a routed probe")
 	}
+	// A scope named like a table stays as it is in the set's literal; the text is the routed
+	// one with every table read (not a function call) replaced by a regexp, worked out here.
+	odd := []string{`team "recall.memories"`}
+	text, err = st.ShardSQL(odd, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, arrayLiteral(odd)) {
+		t.Errorf("the shard form changed the set's literal %s", arrayLiteral(odd))
+	}
+	ref, err := st.Routed([]string{"@@set@@"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref = regexp.MustCompile(`\brecall\.(`+distributed+`)\b(\s*\()?`).ReplaceAllStringFunc(ref, func(m string) string {
+		if strings.HasSuffix(m, "(") {
+			return m
+		}
+		return m + "_4242"
+	})
+	ref = strings.NewReplacer("recall.probe_titles_routed(", "recall.probe_titles_shard(", "recall.probe_entities_routed(", "recall.probe_entities_shard(").Replace(ref)
+	ref = strings.ReplaceAll(ref, arrayLiteral([]string{"@@set@@"}), arrayLiteral(odd))
+	if text != ref {
+		t.Error("the shard form differs from the reference rewrite")
+	}
 	delete(p.Shards, "mentions")
 	if _, err := st.ShardSQL([]string{"a"}, p); err == nil || !strings.Contains(err.Error(), "recall.mentions") {
 		t.Fatalf("a placement without the mentions shard: %v", err)
