@@ -96,7 +96,7 @@ bench-citus: ## The maximal statement on the Citus cluster against the single se
 		$(GO) test -timeout 4h -run='^$$' -bench=BenchmarkCitusMaximal -benchtime=$(or $(TIMES),40)x ./statement
 
 .PHONY: bench-citus-direct
-bench-citus-direct: ## On a kept cluster database (RECALL_BENCH_CITUS_DB), the single server, the routed statement and a direct read of the set's shards on its worker, alternating (N=memories, TIMES per caller).
+bench-citus-direct: ## On a kept cluster database (RECALL_BENCH_CITUS_DB), the single server, the routed statement and the engine's direct read of the set's shards on its worker (statement.RunDirect), alternating (N=memories, TIMES per caller).
 	@url=$$(scripts/db.sh start); curl=$$(scripts/citus.sh start); \
 	RECALL_BENCH_N=$(or $(N),10000) TEST_DATABASE_URL="$$url" TEST_CITUS_URL="$$curl" TEST_CITUS_WORKERS="$$(scripts/citus.sh workers | tr '\n' ' ')" \
 		$(GO) test -timeout 4h -run='^$$' -bench=BenchmarkCitusDirect -benchtime=$(or $(TIMES),40)x ./statement
