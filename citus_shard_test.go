@@ -288,3 +288,70 @@ func TestCitusDirectFallback(t *testing.T) {
 		t.Fatalf("a reader of two sets: %v, want ErrManySets", err)
 	}
 }
+
+// TestCitusDirectSetsChange: what RunDirect keeps between calls (the set's placement) never
+// stands for the caller's sets: while a reader of scopes t and v sees one set, each call's
+// candidates are the routed statement's, read on the shards; once a write makes a second set
+// visible to the same scopes, the next calls answer ErrManySets.
+func TestCitusDirectSetsChange(t *testing.T) {
+	t.Parallel()
+	cdb, _ := distributedPair(t)
+	ctx := context.Background()
+	engines, emb := enginePair(t, recall.Config{}, cdb)
+	write := func(set string) {
+		b := recall.Batch{Scopes: []string{set}}
+		for i := range 6 {
+			b.Memories = append(b.Memories, recall.Memory{ID: fmt.Sprintf("m%d", i), Text: fmt.Sprintf("The harbor crane %s was fixed on day %d.", set, i)})
+		}
+		if _, err := engines[0].Write(ctx, recall.User{ID: set, Read: []string{set}, Write: []string{set}}, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("t")
+	st, err := statement.Build(statement.Shape{Dim: 64, Fuzzy: true, Plan: statement.Maximal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec, err := emb.Embed(ctx, []string{"harbor crane"}, embed.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := statement.Query{Text: "harbor crane", Raw: "harbor crane", Vector: vec[0], Now: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)}
+	who := statement.Scopes{Read: []string{"t", "v"}}
+	want, routed, err := statement.RunText(ctx, cdb.Runtime, who, st, q, statement.DefaultSettings())
+	if err != nil || len(want) != 6 {
+		t.Fatalf("routed: %d rows, %v", len(want), err)
+	}
+	pools := map[int]*pgxpool.Pool{}
+	for _, u := range strings.Fields(os.Getenv(testdb.EnvCitusWorkers)) {
+		cfg, err := pgx.ParseConfig(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := testdb.NewPool(ctx, cfg, testdb.RuntimeRole, cdb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		pools[int(cfg.Port)] = p
+	}
+	workers := func(_ context.Context, _ string, port int) (statement.Beginner, error) { return pools[port], nil }
+	for i := range 3 {
+		got, text, err := statement.RunDirect(ctx, cdb.Runtime, workers, who, st, q, statement.DefaultSettings())
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if text == routed {
+			t.Fatalf("call %d was routed, not read on the shards", i)
+		}
+		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
+			t.Fatalf("call %d:\n%s\nrouted:\n%s", i, g, w)
+		}
+	}
+	write("v")
+	for i := range 2 {
+		if _, _, err := statement.RunDirect(ctx, cdb.Runtime, workers, who, st, q, statement.DefaultSettings()); !errors.Is(err, statement.ErrManySets) {
+			t.Fatalf("call %d after set v was written: %v, want ErrManySets", i, err)
+		}
+	}
+}
