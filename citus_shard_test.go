@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -230,32 +231,16 @@ func TestCitusDirectFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := statement.Build(statement.Shape{Dim: 64, Fuzzy: true, Plan: statement.Maximal})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vec, err := emb.Embed(ctx, []string{"harbor crane"}, embed.Query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := statement.Query{Text: "harbor crane", Raw: "harbor crane", Vector: vec[0], Now: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)}
+	st, q := craneQuery(t, emb)
 	who := statement.Scopes{Read: []string{"t"}}
 	want, routed, err := statement.RunText(ctx, cdb.Runtime, who, st, q, statement.DefaultSettings())
 	if err != nil || len(want) == 0 {
 		t.Fatalf("routed: %d rows, %v", len(want), err)
 	}
+	byPort := workerPools(t, cdb)
 	var pools []*pgxpool.Pool
-	for _, u := range strings.Fields(os.Getenv(testdb.EnvCitusWorkers)) {
-		cfg, err := pgx.ParseConfig(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := testdb.NewPool(ctx, cfg, testdb.RuntimeRole, cdb.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		pools = append(pools, p)
+	for _, port := range slices.Sorted(maps.Keys(byPort)) {
+		pools = append(pools, byPort[port])
 	}
 	unreachable, err := pgxpool.New(ctx, "postgres://recall_runtime@127.0.0.1:1/"+cdb.Name+"?connect_timeout=2")
 	if err != nil {
@@ -308,33 +293,13 @@ func TestCitusDirectSetsChange(t *testing.T) {
 		}
 	}
 	write("t")
-	st, err := statement.Build(statement.Shape{Dim: 64, Fuzzy: true, Plan: statement.Maximal})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vec, err := emb.Embed(ctx, []string{"harbor crane"}, embed.Query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := statement.Query{Text: "harbor crane", Raw: "harbor crane", Vector: vec[0], Now: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)}
+	st, q := craneQuery(t, emb)
 	who := statement.Scopes{Read: []string{"t", "v"}}
 	want, routed, err := statement.RunText(ctx, cdb.Runtime, who, st, q, statement.DefaultSettings())
 	if err != nil || len(want) != 6 {
 		t.Fatalf("routed: %d rows, %v", len(want), err)
 	}
-	pools := map[int]*pgxpool.Pool{}
-	for _, u := range strings.Fields(os.Getenv(testdb.EnvCitusWorkers)) {
-		cfg, err := pgx.ParseConfig(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := testdb.NewPool(ctx, cfg, testdb.RuntimeRole, cdb.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		pools[int(cfg.Port)] = p
-	}
+	pools := workerPools(t, cdb)
 	workers := func(_ context.Context, _ string, port int) (statement.Beginner, error) { return pools[port], nil }
 	for i := range 3 {
 		got, text, err := statement.RunDirect(ctx, cdb.Runtime, workers, who, st, q, statement.DefaultSettings())
@@ -354,4 +319,37 @@ func TestCitusDirectSetsChange(t *testing.T) {
 			t.Fatalf("call %d after set v was written: %v, want ErrManySets", i, err)
 		}
 	}
+}
+
+// workerPools opens a pool of the runtime role in cdb's database on each worker, by port,
+// closed when t ends.
+func workerPools(t *testing.T, cdb *testdb.DB) map[int]*pgxpool.Pool {
+	pools := map[int]*pgxpool.Pool{}
+	for _, u := range strings.Fields(os.Getenv(testdb.EnvCitusWorkers)) {
+		cfg, err := pgx.ParseConfig(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := testdb.NewPool(context.Background(), cfg, testdb.RuntimeRole, cdb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Close)
+		pools[int(cfg.Port)] = p
+	}
+	return pools
+}
+
+// craneQuery is the maximal statement of the embedder's 64 dimensions and the question
+// "harbor crane" for it.
+func craneQuery(t *testing.T, emb embed.Embedder) (*statement.Statement, statement.Query) {
+	st, err := statement.Build(statement.Shape{Dim: 64, Fuzzy: true, Plan: statement.Maximal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec, err := emb.Embed(context.Background(), []string{"harbor crane"}, embed.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, statement.Query{Text: "harbor crane", Raw: "harbor crane", Vector: vec[0], Now: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)}
 }
