@@ -277,7 +277,8 @@ func TestCitusDirectFallback(t *testing.T) {
 // TestCitusDirectSetsChange: what RunDirect keeps between calls (the set's placement) never
 // stands for the caller's sets: while a reader of scopes t and v sees one set, each call's
 // candidates are the routed statement's, read on the shards; once a write makes a second set
-// visible to the same scopes, the next calls answer ErrManySets.
+// visible to the same scopes, the next calls answer ErrManySets. A new engine's first recall is
+// read on the shards too.
 func TestCitusDirectSetsChange(t *testing.T) {
 	t.Parallel()
 	cdb, _ := distributedPair(t)
@@ -293,6 +294,15 @@ func TestCitusDirectSetsChange(t *testing.T) {
 		}
 	}
 	write("t")
+	// The engine's first recall already reads the set's shards: New found the schema
+	// distributed.
+	tr, err := engines[0].Trace(ctx, recall.User{ID: "r", Read: []string{"t"}}, "harbor crane", 500, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tr.SQL, "recall.probe_titles_shard(") || len(tr.Candidates) != 6 {
+		t.Fatalf("the engine's first recall: %d candidates, read on the shards: %v", len(tr.Candidates), strings.Contains(tr.SQL, "_shard("))
+	}
 	st, q := craneQuery(t, emb)
 	who := statement.Scopes{Read: []string{"t", "v"}}
 	want, routed, err := statement.RunText(ctx, cdb.Runtime, who, st, q, statement.DefaultSettings())

@@ -17,6 +17,7 @@ import (
 	"github.com/recall-engine/recall/access"
 	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/embed"
+	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/ranker"
 	"github.com/recall-engine/recall/rerank"
 	"github.com/recall-engine/recall/sql"
@@ -188,6 +189,21 @@ func checkPool(ctx context.Context, pool *pgxpool.Pool) error {
 	return checkFunctions(ctx, pool)
 }
 
+// distributedSchema reports whether pool's database is a Citus coordinator whose recall
+// tables are distributed: then even the engine's first recall of one scope set reads the
+// set's shards directly (a schema distributed later is learnt from the first routed recall).
+func distributedSchema(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	var d bool
+	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, nil, nil); err != nil {
+			return err
+		}
+		d = scope.Distributed(tx)
+		return nil
+	})
+	return d, err
+}
+
 // New checks cfg and the pool's role and returns an Engine.
 func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Pool == nil {
@@ -252,6 +268,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		cfg.Now = time.Now
 	}
 	e := &Engine{cfg: cfg, recorder: access.New(cfg.AccessPool, cfg.AccessTimeout), writer: &write.Writer{Pool: cfg.Pool, Embedder: cfg.Embedder, Functional: cfg.FunctionalPredicates}}
+	if !cfg.RoutedReads {
+		d, err := distributedSchema(ctx, cfg.Pool)
+		if err != nil {
+			return nil, connectError(err)
+		}
+		e.distributed.Store(d)
+	}
 	prof, err := ProfileFor(cfg.Profile, cfg.Embedder)
 	if err != nil {
 		return nil, err
