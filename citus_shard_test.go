@@ -194,7 +194,7 @@ func TestCitusShardRecall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := statement.RunOnShard(ctx, pool, who, st, []string{"t"}, place, q, statement.DefaultSettings())
+		got, _, err := statement.RunOnShard(ctx, pool, who, st, []string{"t"}, place, q, statement.DefaultSettings())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestCitusShardRecall(t *testing.T) {
 			t.Fatalf("%q on the shard:\n%s\nrouted:\n%s", raw, g, w)
 		}
 		total += len(got)
-		other, err := statement.RunOnShard(ctx, pool, statement.Scopes{Read: []string{"u"}}, st, []string{"t"}, place, q, statement.DefaultSettings())
+		other, _, err := statement.RunOnShard(ctx, pool, statement.Scopes{Read: []string{"u"}}, st, []string{"t"}, place, q, statement.DefaultSettings())
 		if err != nil || len(other) != 0 {
 			t.Fatalf("%q read as a reader of u on t's shards: %d rows, %v; want none", raw, len(other), err)
 		}
@@ -221,16 +221,8 @@ func TestCitusDirectFallback(t *testing.T) {
 	cdb, _ := distributedPair(t)
 	ctx := context.Background()
 	engines, emb := enginePair(t, recall.Config{}, cdb)
-	for _, set := range []string{"t", "u"} {
-		b := recall.Batch{Scopes: []string{set}, Sources: []recall.Source{{ID: "log", Title: "Harbor crane log"}}}
-		for i := range 10 {
-			b.Memories = append(b.Memories, recall.Memory{ID: fmt.Sprintf("m%d", i), Source: "log", Position: i + 1,
-				Text: fmt.Sprintf("The harbor crane %s was fixed on day %d.", set, i)})
-		}
-		if _, err := engines[0].Write(ctx, recall.User{ID: set, Read: []string{set}, Write: []string{set}}, b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeCranes(t, engines[0], "t")
+	writeCranes(t, engines[0], "u")
 	st, q := craneQuery(t, emb)
 	who := statement.Scopes{Read: []string{"t"}}
 	want, routed, err := statement.RunText(ctx, cdb.Runtime, who, st, q, statement.DefaultSettings())
@@ -284,29 +276,20 @@ func TestCitusDirectSetsChange(t *testing.T) {
 	cdb, _ := distributedPair(t)
 	ctx := context.Background()
 	engines, emb := enginePair(t, recall.Config{}, cdb)
-	write := func(set string) {
-		b := recall.Batch{Scopes: []string{set}}
-		for i := range 6 {
-			b.Memories = append(b.Memories, recall.Memory{ID: fmt.Sprintf("m%d", i), Text: fmt.Sprintf("The harbor crane %s was fixed on day %d.", set, i)})
-		}
-		if _, err := engines[0].Write(ctx, recall.User{ID: set, Read: []string{set}, Write: []string{set}}, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("t")
+	writeCranes(t, engines[0], "t")
 	// The engine's first recall already reads the set's shards: New found the schema
 	// distributed.
 	tr, err := engines[0].Trace(ctx, recall.User{ID: "r", Read: []string{"t"}}, "harbor crane", 500, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(tr.SQL, "recall.probe_titles_shard(") || len(tr.Candidates) != 6 {
+	if !strings.Contains(tr.SQL, "recall.probe_titles_shard(") || len(tr.Candidates) != 10 {
 		t.Fatalf("the engine's first recall: %d candidates, read on the shards: %v", len(tr.Candidates), strings.Contains(tr.SQL, "_shard("))
 	}
 	st, q := craneQuery(t, emb)
 	who := statement.Scopes{Read: []string{"t", "v"}}
 	want, routed, err := statement.RunText(ctx, cdb.Runtime, who, st, q, statement.DefaultSettings())
-	if err != nil || len(want) != 6 {
+	if err != nil || len(want) != 10 {
 		t.Fatalf("routed: %d rows, %v", len(want), err)
 	}
 	pools := workerPools(t, cdb)
@@ -323,7 +306,7 @@ func TestCitusDirectSetsChange(t *testing.T) {
 			t.Fatalf("call %d:\n%s\nrouted:\n%s", i, g, w)
 		}
 	}
-	write("v")
+	writeCranes(t, engines[0], "v")
 	for i := range 2 {
 		if _, _, err := statement.RunDirect(ctx, cdb.Runtime, workers, who, st, q, statement.DefaultSettings()); !errors.Is(err, statement.ErrManySets) {
 			t.Fatalf("call %d after set v was written: %v, want ErrManySets", i, err)
@@ -362,4 +345,16 @@ func craneQuery(t *testing.T, emb embed.Embedder) (*statement.Statement, stateme
 		t.Fatal(err)
 	}
 	return st, statement.Query{Text: "harbor crane", Raw: "harbor crane", Vector: vec[0], Now: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)}
+}
+
+// writeCranes writes ten turns of a source "log" about the harbor crane into scope set set.
+func writeCranes(t *testing.T, e *recall.Engine, set string) {
+	b := recall.Batch{Scopes: []string{set}, Sources: []recall.Source{{ID: "log", Title: "Harbor crane log"}}}
+	for i := range 10 {
+		b.Memories = append(b.Memories, recall.Memory{ID: fmt.Sprintf("m%d", i), Source: "log", Position: i + 1,
+			Text: fmt.Sprintf("The harbor crane %s was fixed on day %d.", set, i)})
+	}
+	if _, err := e.Write(context.Background(), recall.User{ID: set, Read: []string{set}, Write: []string{set}}, b); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -45,9 +45,9 @@ func RunDirect(ctx context.Context, pool Beginner, workers Workers, who Scopes, 
 	wp, err := workers(ctx, place.Host, place.Port)
 	if err == nil {
 		var out []Candidate
-		if out, err = RunOnShard(ctx, wp, who, st, set, place, q, s); err == nil {
-			text, terr := st.ShardSQL(set, place)
-			return out, text, terr
+		var text string
+		if out, text, err = RunOnShard(ctx, wp, who, st, set, place, q, s); err == nil {
+			return out, text, nil
 		}
 	}
 	if ctx.Err() != nil || !clusterFailure(err) {

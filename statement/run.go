@@ -53,7 +53,7 @@ func Run(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Query,
 // RunText is Run that also returns the text that ran: st.SQL on one server, its routed form
 // on a distributed Citus schema (Statement.Routed), for a trace to show.
 func RunText(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, string, error) {
-	out, sqls, err := runEach(ctx, pool, who, []*Statement{st}, q, s)
+	out, sqls, err := runEach(ctx, pool, who, []*Statement{st}, q, s, routeOnCitus)
 	if err != nil {
 		return nil, "", err
 	}
@@ -64,12 +64,16 @@ func RunText(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Qu
 // transaction as the caller (one snapshot), returning each one's candidates. It is how the
 // lanes run as separate queries, for comparison with the single statement.
 func RunEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, error) {
-	out, _, err := runEach(ctx, pool, who, sts, q, s)
+	out, _, err := runEach(ctx, pool, who, sts, q, s, routeOnCitus)
 	return out, err
 }
 
-// runEach is RunEach, with the texts that ran.
-func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q Query, s Settings) ([][]Candidate, []string, error) {
+// texts returns the text each statement runs as in tx, set up as the caller.
+type texts func(ctx context.Context, tx pgx.Tx, sts []*Statement) ([]string, error)
+
+// runEach is RunEach, with the texts that ran, as textsOf chooses them (routeOnCitus, or a
+// shard read's).
+func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q Query, s Settings, textsOf texts) ([][]Candidate, []string, error) {
 	if q.Now.IsZero() {
 		q.Now = time.Now()
 	}
@@ -95,7 +99,7 @@ func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 	if err := scope.Apply(ctx, tx, who.Read, who.Write, s.Session()...); err != nil {
 		return nil, nil, interpretError(ctx, err)
 	}
-	sqls, err := routeOnCitus(ctx, tx, sts)
+	sqls, err := textsOf(ctx, tx, sts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,8 +109,8 @@ func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 		if sqls[i] == sts[i].SQL {
 			rows, err = queryPrepared(ctx, tx, sqls[i], args[i])
 		} else {
-			// A routed text names its scope set: pgx's statement cache (bounded) keeps it,
-			// not a prepared statement of the connection's for every set it serves.
+			// A routed or shard text names its scope set: pgx's statement cache (bounded)
+			// keeps it, not a prepared statement of the connection's for every set it serves.
 			rows, err = tx.Query(ctx, sqls[i], args[i])
 		}
 		if err != nil {

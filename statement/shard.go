@@ -7,11 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/recall-engine/recall/internal/scope"
 	sqltext "github.com/recall-engine/recall/sql"
 )
 
@@ -123,48 +121,26 @@ func (st *Statement) ShardSQL(set []string, p Placement) (string, error) {
 
 // RunOnShard runs st's shard form for q on pool, a pool of the runtime role on the worker of
 // p, where set's shards are: one read-only transaction as the caller (scopes and settings
-// with SET LOCAL), the statement prepared on the connection as one server's is.
-func RunOnShard(ctx context.Context, pool Beginner, who Scopes, st *Statement, set []string, p Placement, q Query, s Settings) ([]Candidate, error) {
+// with SET LOCAL), which first checks that the set's shard is still there (ErrShardMoved),
+// then runs the text, which it also returns.
+func RunOnShard(ctx context.Context, pool Beginner, who Scopes, st *Statement, set []string, p Placement, q Query, s Settings) ([]Candidate, string, error) {
 	text, err := st.ShardSQL(set, p)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if q.Now.IsZero() {
-		q.Now = time.Now()
+	onShard := func(ctx context.Context, tx pgx.Tx, _ []*Statement) ([]string, error) {
+		var here bool
+		if err := tx.QueryRow(ctx, sqltext.ShardHere, set, p.Shards["memories"]).Scan(&here); err != nil {
+			return nil, interpretError(ctx, err)
+		}
+		if !here {
+			return nil, fmt.Errorf("%w: scope set %v, %s", ErrShardMoved, set, p.Shards["memories"])
+		}
+		return []string{text}, nil
 	}
-	asOf := q.AsOf
-	if asOf.IsZero() {
-		asOf = q.Now
-	}
-	args, err := st.Args(q, s)
+	out, _, err := runEach(ctx, pool, who, []*Statement{st}, q, s, onShard)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	if err := scope.Apply(ctx, tx, who.Read, who.Write, s.Session()...); err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	var here bool
-	if err := tx.QueryRow(ctx, sqltext.ShardHere, set, p.Shards["memories"]).Scan(&here); err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	if !here {
-		return nil, fmt.Errorf("%w: scope set %v, %s", ErrShardMoved, set, p.Shards["memories"])
-	}
-	rows, err := queryPrepared(ctx, tx, text, args)
-	if err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Candidate, error) { return scanCandidate(r, q.Now, asOf) })
-	if err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	return attachContext(out), nil
+	return out[0], text, nil
 }
