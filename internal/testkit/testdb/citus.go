@@ -2,12 +2,15 @@ package testdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/sql"
@@ -53,7 +56,7 @@ func Citus(t testing.TB) *DB {
 			return
 		}
 		for _, n := range nodes {
-			if err := dropDatabase(context.Background(), n, name); err != nil {
+			if err := dropNodeDatabase(n, name); err != nil {
 				t.Errorf("testdb: drop %s on %s:%d: %v", name, n.Host, n.Port, err)
 			}
 		}
@@ -173,4 +176,30 @@ func CitusPrepare(ctx context.Context, c *pgx.Conn, coord *pgx.ConnConfig, worke
 		}
 	}
 	return nil
+}
+
+// dropNodeDatabase drops database name on node n. A node can refuse for a while after the
+// test's processes ended (55006: a backend of a killed client or of another node still
+// exiting), so it tries for up to 15 s; if it still refuses, the error says what holds the
+// database: its sessions and its prepared transactions (a two-phase commit left behind would
+// be a half-written write).
+func dropNodeDatabase(n *pgx.ConnConfig, name string) error {
+	ctx := context.Background()
+	var err error
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		var pe *pgconn.PgError
+		if err = dropDatabase(ctx, n, name); err == nil || !errors.As(err, &pe) || pe.Code != "55006" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var held string
+	_ = withAdmin(ctx, n, n.Database, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `SELECT format('sessions: %s; prepared transactions: %s',
+			  (SELECT coalesce(string_agg(format('%s %s %s', usename, application_name, state), ', '), 'none') FROM pg_stat_activity WHERE datname = $1),
+			  (SELECT coalesce(string_agg(gid, ', '), 'none') FROM pg_prepared_xacts WHERE database = $1))`, name).Scan(&held)
+	})
+	return fmt.Errorf("%w (%s)", err, held)
 }
