@@ -22,6 +22,8 @@ type Dataset struct {
 	Queries   map[string]string         // id -> text
 	QueryMeta map[string]map[string]any // id -> metadata
 	Qrels     map[string]Qrels          // query id -> judgments
+	// Parent maps each document to the one it was cut from (Messages); nil when none was.
+	Parent map[string]string
 }
 
 // LoadBEIR reads dir with the qrels of split ("test", "train"). Errors name the file and line.

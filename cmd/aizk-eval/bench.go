@@ -122,7 +122,7 @@ func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan,
 	}
 	bar := progress.New(m.Stderr, "recalls", int64(len(queries)*len(arms)*(1+len(o.PackBudgets))), false)
 	o.Progress = func(done, _ int) { bar.Set(int64(done)) }
-	rep, err := eval.Study(ctx, filepath.Base(filepath.Clean(d.dir)), queries, ds.Qrels, arms, d.search(e, c.Owner), o)
+	rep, err := eval.Study(ctx, filepath.Base(filepath.Clean(d.dir)), queries, ds.Qrels, arms, ds.Search(d.search(e, c.Owner)), o)
 	bar.Finish()
 	if err != nil {
 		return err

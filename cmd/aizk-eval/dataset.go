@@ -43,6 +43,8 @@ type datasetFlags struct {
 	altitude                                   string
 	with                                       string // a second data set spread over this one's scopes (eval.Mix)
 	withSplit                                  string
+	messages                                   bool            // cut every turn into its messages (eval.Messages)
+	answerField                                string          // with messages: judge the messages that hold the answer this query field holds
 	set                                        map[string]bool // the flags given
 }
 
@@ -182,6 +184,8 @@ func (m *Main) datasetFlags(fs *flag.FlagSet, d *datasetFlags) {
 	fs.StringVar(&d.altitude, "altitude", "auto", "the packs' altitude: auto, memories or summaries")
 	fs.StringVar(&d.with, "with", "", "a second BEIR-format data set whose documents are spread over --dataset's scopes (--scope-field), its judged queries asked with the first's: kinds of memory in one scope")
 	fs.StringVar(&d.withSplit, "with-split", "train", "the qrels split of --with")
+	fs.BoolVar(&d.messages, "messages", false, "cut every document of a session (a turn) into its messages (sentences, and each shared photo), one memory each, as a messaging app holds a chat; a turn counts as found at its first message")
+	fs.StringVar(&d.answerField, "answer-field", "", "with --messages: query metadata field holding the answer; a judged turn's judged messages are then those sharing the most words with it (then with the question), not the whole turn")
 }
 
 // embedderName names the embedder the flags configure (the built-in one's without one).

@@ -25,20 +25,35 @@ func (m *Main) openDataset(ctx context.Context, d datasetFlags) (*eval.Dataset, 
 	return m.openLoaded(ctx, d, ds)
 }
 
-// load reads --dataset, mixed with --with when it is given.
+// load reads --dataset, mixed with --with when it is given, its turns cut into messages
+// with --messages.
 func (d datasetFlags) load() (*eval.Dataset, error) {
+	if d.messages && d.sessionField == "" {
+		return nil, fmt.Errorf("%w: --messages needs --session-field: the turns it cuts are the documents that have one", cli.ErrUsage)
+	}
+	if d.answerField != "" && !d.messages {
+		return nil, fmt.Errorf("%w: --answer-field judges messages: it needs --messages", cli.ErrUsage)
+	}
 	a, err := eval.Load(d.dir, d.split)
-	if err != nil || d.with == "" {
-		return a, err
-	}
-	if d.scopeField == "" {
-		return nil, fmt.Errorf("%w: --with needs --scope-field: its documents are spread over the scopes it names", cli.ErrUsage)
-	}
-	b, err := eval.Load(d.with, d.withSplit)
 	if err != nil {
 		return nil, err
 	}
-	return eval.Mix(a, b, setName(d.dir), setName(d.with), d.scopeField, d.mapped(), d.docScope)
+	if d.with != "" {
+		if d.scopeField == "" {
+			return nil, fmt.Errorf("%w: --with needs --scope-field: its documents are spread over the scopes it names", cli.ErrUsage)
+		}
+		b, err := eval.Load(d.with, d.withSplit)
+		if err != nil {
+			return nil, err
+		}
+		if a, err = eval.Mix(a, b, setName(d.dir), setName(d.with), d.scopeField, d.mapped(), d.docScope); err != nil {
+			return nil, err
+		}
+	}
+	if d.messages {
+		return eval.Messages(a, d.sessionField, d.answerField)
+	}
+	return a, nil
 }
 
 // setName names a data set by its directory.

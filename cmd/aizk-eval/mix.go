@@ -74,6 +74,11 @@ func (m *Main) mix(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if d.messages { // A alone as the mix holds it
+		if a, err = eval.Messages(a, d.sessionField, d.answerField); err != nil {
+			return err
+		}
+	}
 	var scopes []string
 	for _, doc := range a.Corpus {
 		if sc, err := d.docScope(doc.Metadata); err == nil && !slices.Contains(scopes, sc) {
@@ -133,7 +138,7 @@ func (m *Main) mixStudy(ctx context.Context, d datasetFlags, name string, ds *ev
 	}
 	bar := progress.New(m.Stderr, name, int64(len(queries)*len(arms)), false)
 	o.Progress = func(done, _ int) { bar.Set(int64(done)) }
-	rep, err := eval.Study(ctx, name, queries, ds.Qrels, arms, d.search(e, c.Owner), o)
+	rep, err := eval.Study(ctx, name, queries, ds.Qrels, arms, ds.Search(d.search(e, c.Owner)), o)
 	bar.Finish()
 	return rep, err
 }

@@ -178,7 +178,7 @@ func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]or
 			cands := make([]statement.Candidate, len(head))
 			for i, c := range head {
 				cands[i] = c.Candidate
-				q.rel = append(q.rel, tq.Qrels[c.ExternalID] > 0)
+				q.rel = append(q.rel, tq.judged(c.ExternalID) > 0)
 			}
 			q.x = ranker.Extract(tq.Trace.Pack.Query, cands, s.RRFK)
 			out = append(out, q)
@@ -258,7 +258,7 @@ func heldOutRRF(qs []orderQuery, field string) map[int]statement.Settings {
 		objective := func(s statement.Settings) float64 {
 			var sum float64
 			for _, i := range rest {
-				sum += qs[i].metric.Fn(qs[i].Trace.ReorderWith(s, nil), qs[i].Qrels)
+				sum += qs[i].score(qs[i].metric, qs[i].Trace.ReorderWith(s, nil))
 			}
 			return sum / float64(max(1, len(rest)))
 		}

@@ -30,15 +30,15 @@ func writeOrderTable(w io.Writer, title string, qs []orderQuery, models map[stri
 		for _, i := range groups[key] {
 			q := qs[i]
 			s := q.Trace.Settings
-			fused = append(fused, q.metric.Fn(q.Trace.ReorderWith(s, nil), q.Qrels))
+			fused = append(fused, q.score(q.metric, q.Trace.ReorderWith(s, nil)))
 			if fitted != nil {
-				fit = append(fit, q.metric.Fn(q.Trace.ReorderWith(fitted[i], nil), q.Qrels))
+				fit = append(fit, q.score(q.metric, q.Trace.ReorderWith(fitted[i], nil)))
 			}
 			m := models["learned"]
 			if m == nil {
 				m = models[fmt.Sprint(i)]
 			}
-			learned = append(learned, q.metric.Fn(q.Trace.ReorderWith(s, m), q.Qrels))
+			learned = append(learned, q.score(q.metric, q.Trace.ReorderWith(s, m)))
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %.4f | ", key[0], key[1], len(groups[key]), qs[groups[key][0]].metric.Name, mean(fused))
 		if fitted != nil {
@@ -82,7 +82,7 @@ func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string
 			for _, i := range idx {
 				ranked := arms[a](i)
 				for _, mn := range scored {
-					per[a][mn] = append(per[a][mn], eval.MetricByName(mn).Fn(ranked, qs[i].Qrels))
+					per[a][mn] = append(per[a][mn], qs[i].score(*eval.MetricByName(mn), ranked))
 				}
 			}
 		}

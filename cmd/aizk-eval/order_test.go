@@ -13,7 +13,6 @@ import (
 // notesSet writes a small BEIR set of notes whose ids differ from the toy's.
 func notesSet(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
 	var corpus, queries strings.Builder
 	qrels := "query-id\tcorpus-id\tscore\n"
 	topics := []string{"sailing regatta", "garden tomatoes", "violin lessons", "bread baking", "bicycle repair", "tax forms"}
@@ -22,7 +21,14 @@ func notesSet(t *testing.T) string {
 		fmt.Fprintf(&queries, `{"_id": "nq%d", "text": "What did I note about the %s?"}`+"\n", i, topic)
 		qrels += fmt.Sprintf("nq%d\tn%d\t1\n", i, i)
 	}
-	for name, body := range map[string]string{"corpus.jsonl": corpus.String(), "queries.jsonl": queries.String()} {
+	return writeSet(t, corpus.String(), queries.String(), qrels, "train")
+}
+
+// writeSet writes a BEIR-format directory with its corpus, queries and the qrels of split.
+func writeSet(t *testing.T, corpus, queries, qrels, split string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +36,7 @@ func notesSet(t *testing.T) string {
 	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "qrels", "train.tsv"), []byte(qrels), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "qrels", split+".tsv"), []byte(qrels), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -144,6 +144,11 @@ func (m *Main) traceSubject(ctx context.Context, d datasetFlags, queryID string,
 				sub.relevant = append(sub.relevant, id)
 			}
 		}
+		for id, p := range ds.Parent { // --messages: a judged turn's messages
+			if id != p && ds.Qrels[queryID][p] > 0 {
+				sub.relevant = append(sub.relevant, id)
+			}
+		}
 		slices.Sort(sub.relevant)
 		return sub, nil
 	case d.dir == "" && queryID == "" && len(pos) == 1:

@@ -20,6 +20,22 @@ type tracedQuery struct {
 	Query eval.Query    `json:"query"`
 	Qrels eval.Qrels    `json:"qrels"`
 	Trace *recall.Trace `json:"trace"`
+	// Parent maps the trace's candidates cut from a judged document to it (eval.Messages):
+	// the judgments are the documents', and a ranking is scored by them (eval.ToParents).
+	Parent map[string]string `json:"parent,omitempty"`
+}
+
+// judged is the judgment of candidate id: its parent's, when it has one.
+func (tq *tracedQuery) judged(id string) int {
+	if p, ok := tq.Parent[id]; ok {
+		id = p
+	}
+	return tq.Qrels[id]
+}
+
+// score is metric m of a ranking of tq's candidates, by their parents.
+func (tq *tracedQuery) score(m eval.Metric, ranked []string) float64 {
+	return m.Fn(eval.ToParents(ranked, tq.Parent), tq.Qrels)
 }
 
 // tracesCmd: aizk-eval traces --dataset DIR [mapping flags] --out FILE[.gz]
@@ -59,6 +75,14 @@ func (m *Main) tracesCmd(ctx context.Context, args []string) error {
 			q.Meta = withSet(q.Meta, setName(d.dir))
 		}
 		tq[i] = tracedQuery{Query: q, Qrels: ds.Qrels[q.ID], Trace: traces[i]}
+		for _, c := range traces[i].Candidates {
+			if p, ok := ds.Parent[c.ExternalID]; ok && p != c.ExternalID {
+				if tq[i].Parent == nil {
+					tq[i].Parent = map[string]string{}
+				}
+				tq[i].Parent[c.ExternalID] = p
+			}
+		}
 	}
 	if err := writeTraces(*out, tq); err != nil {
 		return err

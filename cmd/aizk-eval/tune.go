@@ -55,7 +55,7 @@ func (m *Main) tune(ctx context.Context, args []string) error {
 		return func(s statement.Settings) float64 {
 			var sum float64
 			for _, i := range qs {
-				sum += eval.MetricByName(*metric).Fn(traces[i].Reorder(s), ds.Qrels[queries[i].ID])
+				sum += eval.MetricByName(*metric).Fn(eval.ToParents(traces[i].Reorder(s), ds.Parent), ds.Qrels[queries[i].ID])
 			}
 			return sum / float64(max(1, len(qs)))
 		}
