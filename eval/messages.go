@@ -17,7 +17,7 @@ import (
 // message of its own. A message keeps the turn's "Speaker: " prefix when the turn has one.
 // Message ids are the turn's with "#1", "#2", ...; a turn of one message keeps its id. The
 // queries and judgments are d's, by turn: Parent maps each message to its turn, and
-// ByParent scores a ranking of messages by the turns they come from (a turn is found at the
+// Search scores a ranking of messages by the turns they come from (a turn is found at the
 // place of its first message). Documents without a session are left whole.
 //
 // With answerField, a query judges messages instead, as one would judge a chat: of each turn
@@ -63,10 +63,11 @@ func judgeMessages(d *Dataset, answerField string) map[string]Qrels {
 	}
 	out := map[string]Qrels{}
 	for q, rel := range d.Qrels {
-		answer, question := contentWords(fmt.Sprint(d.QueryMeta[q][answerField])), contentWords(d.Queries[q])
-		if d.QueryMeta[q][answerField] == nil {
-			answer = nil
+		var answer map[string]bool
+		if a, ok := d.QueryMeta[q][answerField]; ok && a != nil {
+			answer = contentWords(fmt.Sprint(a))
 		}
+		question := contentWords(d.Queries[q])
 		out[q] = Qrels{}
 		for turn, g := range rel {
 			if g <= 0 || len(kids[turn]) == 0 {
@@ -93,7 +94,8 @@ func judgeMessages(d *Dataset, answerField string) map[string]Qrels {
 }
 
 // contentWords are the lower-cased words of s (letters and digits) but a few that frame
-// rather than say.
+// rather than say. Unlike summarize.Words it keeps words of one and two characters: an
+// answer's day ("7 May") or age ("32") is often one.
 func contentWords(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
@@ -183,21 +185,9 @@ func SplitMessages(text string) []string {
 	return parts
 }
 
-// ByParent scores search's rankings by parent: each id becomes its parent's (an id parent
-// does not hold stays itself), and an id whose parent came earlier becomes its own again,
-// unjudged, so a turn counts once, at the place of its first message.
-func ByParent(search SearchFunc, parent map[string]string) SearchFunc {
-	return func(ctx context.Context, q Query, plan statement.Plan, budget int) ([]string, error) {
-		ids, err := search(ctx, q, plan, budget)
-		if err != nil {
-			return nil, err
-		}
-		return ToParents(ids, parent), nil
-	}
-}
-
-// ToParents is ByParent's rule on one ranking: each id becomes its parent (an id parent does
-// not hold stays itself), but for one whose parent came earlier, which stays itself.
+// ToParents scores one ranking by parent: each id becomes its parent (an id parent does not
+// hold stays itself), but one whose parent came earlier stays itself, unjudged, so a turn
+// counts once, at the place of its first message.
 func ToParents(ids []string, parent map[string]string) []string {
 	if len(parent) == 0 {
 		return ids
@@ -216,11 +206,17 @@ func ToParents(ids []string, parent map[string]string) []string {
 	return out
 }
 
-// Search is search scored by d's parents when d was cut into messages, search itself
-// otherwise.
+// Search is search with its rankings scored by d's parents (ToParents) when d was cut into
+// messages, search itself otherwise.
 func (d *Dataset) Search(search SearchFunc) SearchFunc {
 	if d.Parent == nil {
 		return search
 	}
-	return ByParent(search, d.Parent)
+	return func(ctx context.Context, q Query, plan statement.Plan, budget int) ([]string, error) {
+		ids, err := search(ctx, q, plan, budget)
+		if err != nil {
+			return nil, err
+		}
+		return ToParents(ids, d.Parent), nil
+	}
 }
