@@ -44,6 +44,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	fs.IntVar(&fo.Trees.Depth, "depth", 3, "levels of splits per tree")
 	fs.Float64Var(&fo.Trees.Shrink, "shrink", 0.1, "the trees' learning rate")
 	fs.Float64Var(&fo.Trees.MinHess, "min-hessian", 1, "least hessian (pair weight) in a tree's leaf")
+	bags := fs.Int("bags", 1, "fit this many orders on bootstrap samples of the queries and write their average (ranker.FitBagged; 1: one fit on every query)")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: aizk-eval order --traces FILE[,FILE...] --out FILE [flags]\n\n"+
 			"Fits the learned order (package ranker: a linear model over each candidate's features,\n"+
@@ -59,6 +60,9 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	if len(pos) > 0 || *files == "" || *out == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: --traces and --out are required", cli.ErrUsage)
+	}
+	if *bags < 1 {
+		return fmt.Errorf("%w: --bags %d: at least 1 (1 fits one order on every query)", cli.ErrUsage, *bags)
 	}
 	metrics, err := parseMetrics(*metric, *metricFor)
 	if err != nil {
@@ -78,7 +82,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 		*name = strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out))
 	}
 	command := "aizk-eval order " + strings.Join(args, " ")
-	model, err := fitOrder(train, *name, command, fo)
+	model, err := fitOrder(train, *name, command, fo, *bags)
 	if err != nil {
 		return err
 	}
@@ -91,7 +95,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	fmt.Fprintln(w)
 	writeOrderTable(w, "In-sample (fitted on every query above)", train, map[string]*ranker.Model{"learned": model}, nil)
 	for _, field := range splitList(*folds) {
-		held := heldOutOrder(train, field, *name, fo)
+		held := heldOutOrder(train, field, *name, fo, *bags)
 		var fitted map[int]statement.Settings
 		if *rrf {
 			fitted = heldOutRRF(train, field)
@@ -187,17 +191,22 @@ func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]or
 	return out, nil
 }
 
-// fitOrder fits a model on qs.
-func fitOrder(qs []orderQuery, name, fitted string, o ranker.FitOptions) (*ranker.Model, error) {
+// fitOrder fits a model on qs: the average of bags fits on bootstrap samples of them when
+// bags > 1 (ranker.FitBagged).
+func fitOrder(qs []orderQuery, name, fitted string, o ranker.FitOptions, bags int) (*ranker.Model, error) {
 	data := make([]ranker.Query, len(qs))
 	for i, q := range qs {
 		data[i] = ranker.Query{X: q.x, Rel: q.rel}
 	}
-	m, err := ranker.New(name, fitted, ranker.Fit(data, o))
-	if err != nil || o.Trees.Trees == 0 {
+	weights, trees, err := ranker.FitBagged(data, o, bags)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ranker.New(name, fitted, weights)
+	if err != nil || len(trees) == 0 {
 		return m, err
 	}
-	return m.WithTrees(ranker.FitTrees(data, m, o.Trees))
+	return m.WithTrees(trees)
 }
 
 // groupsBy splits qs by a metadata field's value, in sorted order.
@@ -220,7 +229,7 @@ func groupsBy(qs []orderQuery, field string) ([]string, map[string][]int) {
 
 // heldOutOrder fits on all but each value of field and returns the model each query is
 // scored with (key: the query's index, as a string, under "learned").
-func heldOutOrder(qs []orderQuery, field, name string, o ranker.FitOptions) map[string]*ranker.Model {
+func heldOutOrder(qs []orderQuery, field, name string, o ranker.FitOptions, bags int) map[string]*ranker.Model {
 	names, groups := groupsBy(qs, field)
 	out := map[string]*ranker.Model{}
 	for _, g := range names {
@@ -232,7 +241,7 @@ func heldOutOrder(qs []orderQuery, field, name string, o ranker.FitOptions) map[
 				}
 			}
 		}
-		m, err := fitOrder(rest, name, "", o)
+		m, err := fitOrder(rest, name, "", o, bags)
 		if err != nil {
 			continue
 		}

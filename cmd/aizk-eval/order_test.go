@@ -70,6 +70,17 @@ func TestTracesOrderMix(t *testing.T) {
 	if err != nil || m.Name != "order" || !strings.Contains(m.Fitted, "aizk-eval order") {
 		t.Fatalf("the model file: %v %+v", err, m)
 	}
+	// --bags 3 with 2 trees a fit: one model holding the three fits' trees; --bags 0 is refused.
+	bagged := filepath.Join(dir, "bagged.json")
+	if _, errOut, code := run(t, url, "order", "--traces", traces, "--metric", "ndcg@10", "--trees", "2", "--bags", "3", "--out", bagged); code != 0 {
+		t.Fatalf("order --bags 3: exit %d: %s", code, errOut)
+	}
+	if b, err := ranker.Load(bagged); err != nil || len(b.Trees) != 6 {
+		t.Fatalf("the bagged model: %v, %d trees, want 6", err, len(b.Trees))
+	}
+	if _, errOut, code := run(t, url, "order", "--traces", traces, "--bags", "0", "--out", bagged); code != 2 || !strings.Contains(errOut, "--bags 0") {
+		t.Fatalf("order --bags 0: exit %d: %s", code, errOut)
+	}
 	if _, errOut, code := run(t, url, "bench", "--dataset", toy, "--scope-field", "team", "--plans", "maximal", "--order", model); code != 0 {
 		t.Fatalf("bench --order: exit %d: %s", code, errOut)
 	}
