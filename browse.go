@@ -158,32 +158,24 @@ func (e *Engine) Browse(ctx context.Context, user User, q BrowseQuery) (BrowseRe
 	if err := q.check(); err != nil {
 		return res, err
 	}
-	args := pgx.StrictNamedArgs{"scope": q.Scope, "source": q.Source, "kind": q.Kind, "tag": q.Tag, "text": q.Text,
-		"from": q.From, "to": q.To, "limit": q.Limit, "offset": q.Offset}
 	err = pgx.BeginTxFunc(ctx, e.cfg.Pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		if err := scope.Apply(ctx, tx, who.read, who.write); err != nil {
 			return err
 		}
-		texts, err := statement.RouteRead(ctx, tx, sqltext.Browse, sqltext.BrowseSources)
+		// One server reads every set at once; a Citus cluster reads each set the caller sees on
+		// its shard (statement.RouteReadSets). Each read returns its first Offset + Limit + 1
+		// rows, and the page is cut from them merged in the read's order: one server's rows
+		// are already in it.
+		groups, err := statement.RouteReadSets(ctx, tx, sqltext.Browse, sqltext.BrowseSources)
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, texts[0], args)
+		memories, sources, err := browseSets(ctx, tx, groups, q)
 		if err != nil {
 			return err
 		}
-		if res.Memories, err = pgx.CollectRows(rows, pgx.RowToStructByName[MemoryRow]); err != nil {
-			return err
-		}
-		if len(res.Memories) > q.Limit {
-			res.Memories, res.More = res.Memories[:q.Limit], true
-		}
-		rows, err = tx.Query(ctx, texts[1], pgx.StrictNamedArgs{"scope": q.Scope, "limit": BrowseSourcesLimit})
-		if err != nil {
-			return err
-		}
-		res.Sources, err = pgx.CollectRows(rows, pgx.RowToStructByName[SourceRow])
-		return err
+		res.Memories, res.More, res.Sources = pageOf(memories, sources, q)
+		return nil
 	})
 	if err != nil {
 		return res, dberr.Interpret(ctx, "recall: browse", err)
@@ -215,29 +207,18 @@ func (e *Engine) Memory(ctx context.Context, user User, id, scopeName string) ([
 		if err := scope.Apply(ctx, tx, who.read, who.write); err != nil {
 			return err
 		}
-		texts, err := statement.RouteRead(ctx, tx, sqltext.MemoryDetail, sqltext.MemoryNeighbours, sqltext.MemoryEntities)
+		// One group of reads on one server; on a Citus cluster one per scope set the caller
+		// sees, in the order of the sets' scopes, which is the detail read's own order.
+		groups, err := statement.RouteReadSets(ctx, tx, sqltext.MemoryDetail, sqltext.MemoryNeighbours, sqltext.MemoryEntities)
 		if err != nil {
 			return err
 		}
-		detail, neighbours, entities := texts[0], texts[1], texts[2]
-		rows, err := tx.Query(ctx, detail, pgx.StrictNamedArgs{"id": id, "scope": scopeName})
+		found, err := memoryDetails(ctx, tx, groups, id, scopeName)
 		if err != nil {
 			return err
 		}
-		type detailRow struct {
-			InternalID     int64  `db:"internal_id"`
-			InternalSource *int64 `db:"internal_source"`
-			MemoryRow
-			OccurredEnd  *time.Time     `db:"occurred_end"`
-			SupersededAt *time.Time     `db:"superseded_at"`
-			Metadata     map[string]any `db:"metadata"`
-			CreatedAt    time.Time      `db:"created_at"`
-		}
-		details, err := pgx.CollectRows(rows, pgx.RowToStructByName[detailRow])
-		if err != nil {
-			return err
-		}
-		for _, d := range details {
+		for _, f := range found {
+			d, neighbours, entities := f.detail, f.reads[1], f.reads[2]
 			m := MemoryDetail{MemoryRow: d.MemoryRow, OccurredEnd: d.OccurredEnd, SupersededAt: d.SupersededAt, Metadata: d.Metadata,
 				CreatedAt: d.CreatedAt, Neighbours: []Neighbour{}, Entities: []EntityRef{}, Relations: []RelationRef{}}
 			if d.InternalSource != nil && d.Position != nil {

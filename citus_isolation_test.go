@@ -21,6 +21,8 @@ import (
 // sees one gets exactly the single server's pack, every item, source title and entity name
 // of that set; one who sees none an empty pack; one who sees several is refused with
 // ErrManySets (the statement is routed to one set's shard), never answered from some of them.
+// Every reader browses and reads memories as on one server, rows of its sets alone
+// (browseAlike).
 func TestCitusIsolation(t *testing.T) {
 	t.Parallel()
 	cdb, sdb := distributedPair(t)
@@ -31,10 +33,15 @@ func TestCitusIsolation(t *testing.T) {
 	all := []string{"a", "b", "c", "d", "e", "f", "g"}
 	writer := recall.User{ID: "w", Read: all, Write: all}
 	r := rand.New(rand.NewPCG(34, 5))
+	pages := rand.New(rand.NewPCG(34, 6)) // browseAlike's, apart: the readers stay those drawn before it
 	words := strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed")
 	for si, sc := range sets {
 		tag := strings.Join(sc, "")
-		b := recall.Batch{Scopes: sc, Sources: []recall.Source{{ID: "log", Title: "Harbor log of " + tag}},
+		var at *time.Time // some logs have a time and some not: Browse's sources are ordered by it
+		if si%2 == 0 {
+			at = new(now.AddDate(0, 0, -si))
+		}
+		b := recall.Batch{Scopes: sc, Sources: []recall.Source{{ID: "log", Title: "Harbor log of " + tag, OccurredAt: at}},
 			Entities:  []recall.Entity{{ID: "p", Name: "Person " + tag}, {ID: "q", Name: "Quay " + tag}},
 			Relations: []recall.Relation{{From: "p", To: "q", Predicate: "works_at", Memory: fmt.Sprintf("%s-0", tag)}}}
 		for i := range 10 {
@@ -71,6 +78,7 @@ func TestCitusIsolation(t *testing.T) {
 			}
 		}
 		user := recall.User{ID: "u", Read: read}
+		browseAlike(t, engines, user, sets, visible, pages, words)
 		q := "What did Person " + strings.Join(sets[r.IntN(len(sets))], "") + " say about the " + words[r.IntN(len(words))] + " at the harbor log?"
 		got, err := engines[0].Recall(ctx, user, q, 500, &recall.Options{Now: now, GraphContext: true})
 		switch {
@@ -115,5 +123,55 @@ func TestCitusIsolation(t *testing.T) {
 	}
 	if seen["refused"] == 0 || seen["one"] == 0 || seen["none"] == 0 {
 		t.Fatalf("the random readers missed a case: %v", seen)
+	}
+}
+
+// browseAlike: user browses and reads memories on the cluster (engines[0]) exactly as on one
+// server (engines[1]), on random pages, and every row, source and memory is of a set it sees
+// (visible, the Go rule's of sets; a set's memories are its scopes joined, a dash and 0 to 9,
+// in a source "log").
+func browseAlike(t *testing.T, engines []*recall.Engine, user recall.User, sets, visible [][]string, r *rand.Rand, words []string) {
+	t.Helper()
+	ctx := context.Background()
+	sees := func(scopes []string) bool {
+		return slices.ContainsFunc(visible, func(v []string) bool { return slices.Equal(v, scopes) })
+	}
+	qs := []recall.BrowseQuery{{Limit: 1 + r.IntN(12), Offset: r.IntN(15)}, {Source: "log", Limit: 1 + r.IntN(30), Offset: r.IntN(5)},
+		{Text: words[r.IntN(len(words))], Limit: 200}}
+	for _, q := range qs {
+		var res [2]recall.BrowseResult
+		for i, e := range engines {
+			var err error
+			if res[i], err = e.Browse(ctx, user, q); err != nil {
+				t.Fatalf("browse %+v as %v on engine %d: %v", q, user.Read, i, err)
+			}
+		}
+		if g, w := jsonOf(t, res[0]), jsonOf(t, res[1]); g != w {
+			t.Fatalf("browse %+v as %v:\n cluster %s\n single  %s", q, user.Read, g, w)
+		}
+		for _, m := range res[0].Memories {
+			if !sees(m.Scopes) {
+				t.Fatalf("browse as %v (sets %v) listed %s of %v", user.Read, visible, m.ID, m.Scopes)
+			}
+		}
+		if len(res[0].Sources) != len(visible) {
+			t.Fatalf("browse as %v (sets %v): %d sources", user.Read, visible, len(res[0].Sources))
+		}
+	}
+	for _, set := range sets {
+		id := strings.Join(set, "") + "-" + fmt.Sprint(r.IntN(10))
+		var d [2][]recall.MemoryDetail
+		for i, e := range engines {
+			var err error
+			if d[i], err = e.Memory(ctx, user, id, ""); err != nil {
+				t.Fatalf("memory %s as %v on engine %d: %v", id, user.Read, i, err)
+			}
+			for j := range d[i] {
+				d[i][j].CreatedAt = time.Time{} // the wall clock of each write
+			}
+		}
+		if g, w := jsonOf(t, d[0]), jsonOf(t, d[1]); g != w || (len(d[0]) == 1) != sees(set) || len(d[0]) > 1 {
+			t.Fatalf("memory %s as %v (sets %v):\n cluster %s\n single  %s", id, user.Read, visible, g, w)
+		}
 	}
 }

@@ -26,7 +26,8 @@ import (
 // the same order with the same fused scores and lane ranks, every plan, random questions
 // over three scope sets of turns, notes, entities and relations. Every item is of the
 // caller's set; the access counts the recalls leave are the same; EXPLAIN shows the
-// statement sent to one shard; a caller of two sets is refused with ErrManySets.
+// statement sent to one shard; a caller of two sets is refused a recall with ErrManySets,
+// and browses and reads a memory's detail (read set by set, merged) as on one server.
 func TestCitusRecall(t *testing.T) {
 	t.Parallel()
 	cdb, sdb := distributedPair(t)
@@ -172,7 +173,17 @@ func TestCitusRecall(t *testing.T) {
 		}
 	}
 
-	// Browse and a memory's detail, routed to the set's shard, as on one server.
+	// Browse and a memory's detail, routed to the set's shard, as on one server; the chat1 of
+	// set b and a's too have a memory of id "both" (Engine.Memory: one per set).
+	for _, sc := range []string{"a", "b"} {
+		b := recall.Batch{Scopes: []string{sc}, Sources: []recall.Source{{ID: "chat1"}},
+			Memories: []recall.Memory{{ID: "both", Text: "Bob Stone moved the crane in " + sc + ".", Source: "chat1", Position: 9}}}
+		for i, e := range engines {
+			if _, err := e.Write(ctx, writer, b); err != nil {
+				t.Fatalf("write both in %s on engine %d: %v", sc, i, err)
+			}
+		}
+	}
 	reader := recall.User{ID: "rb", Read: []string{"b"}}
 	for _, q := range []recall.BrowseQuery{{Limit: 7}, {Limit: 5, Offset: 4, Text: "ferry"}, {Source: "chat1", Limit: 20}} {
 		var res [2]recall.BrowseResult
@@ -185,28 +196,42 @@ func TestCitusRecall(t *testing.T) {
 			t.Fatalf("browse %+v:\n cluster %s\n single  %s", q, g, w)
 		}
 	}
-	for _, id := range []string{"b-1-0", "b-2-3", "a-0-0"} {
+	ab := recall.User{ID: "ab", Read: []string{"a", "b"}}
+	for _, c := range []struct {
+		who  recall.User
+		id   string
+		want int
+	}{{reader, "b-1-0", 1}, {reader, "b-2-3", 1}, {reader, "a-0-0", 0}, {reader, "both", 1}, {ab, "both", 2}, {ab, "c-0-0", 0}, {ab, "a-2-5", 1}} {
 		var d [2][]recall.MemoryDetail
 		for i, e := range engines {
-			if d[i], err = e.Memory(ctx, reader, id, ""); err != nil {
-				t.Fatalf("memory %s on engine %d: %v", id, i, err)
+			if d[i], err = e.Memory(ctx, c.who, c.id, ""); err != nil {
+				t.Fatalf("memory %s as %v on engine %d: %v", c.id, c.who.Read, i, err)
 			}
 			for j := range d[i] {
 				d[i][j].CreatedAt = time.Time{} // the wall clock of each write
 			}
 		}
-		if g, w := jsonOf(t, d[0]), jsonOf(t, d[1]); g != w || (len(d[1]) == 0) != (id == "a-0-0") {
-			t.Fatalf("memory %s:\n cluster %s\n single  %s", id, g, w)
+		if g, w := jsonOf(t, d[0]), jsonOf(t, d[1]); g != w || len(d[1]) != c.want {
+			t.Fatalf("memory %s as %v (want %d):\n cluster %s\n single  %s", c.id, c.who.Read, c.want, g, w)
 		}
 	}
 
-	// Two scope sets are not one shard: refused, typed.
+	// Two scope sets are not one shard: a recall is refused, typed.
 	two := recall.User{ID: "ab", Read: []string{"a", "b"}}
 	if _, err := engines[0].Recall(ctx, two, "Alice Martin ferry?", 600, &recall.Options{Now: now}); !errors.Is(err, statement.ErrManySets) {
 		t.Fatalf("a caller of two sets on the cluster: %v, want ErrManySets", err)
 	}
-	if _, err := engines[0].Browse(ctx, two, recall.BrowseQuery{Limit: 5}); !errors.Is(err, statement.ErrManySets) {
-		t.Fatalf("browse by a caller of two sets on the cluster: %v, want ErrManySets", err)
+	// Browse and a memory's detail read each set on its shard and merge: one server's answer.
+	for _, q := range []recall.BrowseQuery{{Limit: 7}, {Limit: 6, Offset: 20}, {Source: "chat1", Limit: 30}, {Text: "ferry", Limit: 200}} {
+		var res [2]recall.BrowseResult
+		for i, e := range engines {
+			if res[i], err = e.Browse(ctx, two, q); err != nil {
+				t.Fatalf("browse %+v by a caller of two sets on engine %d: %v", q, i, err)
+			}
+		}
+		if g, w := jsonOf(t, res[0]), jsonOf(t, res[1]); g != w || len(res[1].Memories) == 0 {
+			t.Fatalf("browse %+v by a caller of two sets:\n cluster %s\n single  %s", q, g, w)
+		}
 	}
 
 	// The routed statement goes to one shard.

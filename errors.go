@@ -37,10 +37,10 @@ var (
 	ErrReadOnly = dberr.ErrReadOnly
 )
 
-// ErrManySets is returned on a Citus cluster whose tables are distributed by a read (a
-// recall, browse, a memory's detail) of a caller who sees more than one scope set: such reads
-// are routed to one set's shard, and reads across shards are not built yet
-// (docs/SCALING.md).
+// ErrManySets is returned on a Citus cluster whose tables are distributed by a recall of a
+// caller who sees more than one scope set: the recall statement is routed to one set's
+// shard, and a recall across shards is not built yet (docs/SCALING.md). Browse and a
+// memory's detail read each of the caller's sets on its shard and merge them.
 var ErrManySets = statement.ErrManySets
 
 // Sentinel errors of the stages, returned (wrapped) in Strict mode and reported as warnings

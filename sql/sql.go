@@ -65,6 +65,12 @@ var (
 //go:embed read/visible_sets.sql
 var VisibleSets string
 
+// VisibleSetsAll lists every scope set the caller sees (statement.RouteReadSets reads each on
+// a Citus cluster).
+//
+//go:embed read/visible_sets_all.sql
+var VisibleSetsAll string
+
 // ShardPlacement reads where a scope set's shards are on a Citus cluster (statement.PlacementOf).
 //
 //go:embed read/shard_placement.sql

@@ -127,10 +127,11 @@ func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 	return out, sqls, nil
 }
 
-// ErrManySets is returned on a Citus cluster for a caller who sees more than one scope set:
-// a read is routed to one scope set's shard, and a read across shards is not built yet
-// (docs/SCALING.md).
-var ErrManySets = errors.New("statement: on a Citus cluster a read is of one scope set; the caller sees several")
+// ErrManySets is returned on a Citus cluster for a recall by a caller who sees more than one
+// scope set: the statement is routed to one scope set's shard, and a recall across shards is
+// not built yet (docs/SCALING.md). Reads whose rows each belong to one set are read set by
+// set instead (RouteReadSets).
+var ErrManySets = errors.New("statement: on a Citus cluster a recall is of one scope set; the caller sees several")
 
 // routeOnCitus returns the text each statement runs as: on one server (and on a Citus
 // coordinator whose tables are not distributed) its own; on a distributed schema its routed
@@ -159,13 +160,9 @@ func routeOnCitus(ctx context.Context, tx pgx.Tx, sts []*Statement) ([]string, e
 // under row security from the per-set statistics (sql/read/visible_sets.sql): empty when
 // it sees none, ErrManySets when more than one.
 func OneSet(ctx context.Context, tx pgx.Tx) ([]string, error) {
-	rows, err := tx.Query(ctx, sqltext.VisibleSets)
+	sets, err := visibleSets(ctx, tx, sqltext.VisibleSets)
 	if err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	sets, err := pgx.CollectRows(rows, pgx.RowTo[[]string])
-	if err != nil {
-		return nil, interpretError(ctx, err)
+		return nil, err
 	}
 	switch len(sets) {
 	case 0:
@@ -176,32 +173,52 @@ func OneSet(ctx context.Context, tx pgx.Tx) ([]string, error) {
 	return nil, ErrManySets
 }
 
-// RouteRead returns each of sqls, reads of recall's tables as the caller of tx, as it must
-// run there: unchanged on one server; on a distributed schema bound to the caller's one
-// scope set (found once for all of them) the way the statement's routed form is (every
-// distributed table read through a subquery of that set, recall.visible_corpus() by the
-// set's row), so Citus sends it whole to the set's shard. Engine.Browse and Engine.Memory
-// read so.
-func RouteRead(ctx context.Context, tx pgx.Tx, sqls ...string) ([]string, error) {
-	if !scope.Distributed(tx) {
-		return sqls, nil
+// visibleSets returns the scope sets the caller of tx sees, as read lists them
+// (sqltext.VisibleSets, at most two; sqltext.VisibleSetsAll, all).
+func visibleSets(ctx context.Context, tx pgx.Tx, read string) ([][]string, error) {
+	rows, err := tx.Query(ctx, read)
+	if err != nil {
+		return nil, interpretError(ctx, err)
 	}
-	set, err := OneSet(ctx, tx)
+	sets, err := pgx.CollectRows(rows, pgx.RowTo[[]string])
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	return sets, nil
+}
+
+// RouteReadSets returns sqls, reads of recall's tables as the caller of tx, as they must run
+// to read every scope set the caller sees: on one server, once, unchanged (one group); on a
+// distributed schema once per set the caller sees, in the order of the sets' scopes (a caller
+// of no set: no group), each group bound to its set the way the statement's routed form is
+// (every distributed table read through a subquery of that set, recall.visible_corpus() by
+// the set's row), so Citus sends it whole to the set's shard. A read whose rows each belong
+// to one set is then the groups' rows together: Engine.Browse and Engine.Memory merge them
+// as one server orders them. The work grows with the sets the caller sees, never with the
+// others'.
+func RouteReadSets(ctx context.Context, tx pgx.Tx, sqls ...string) ([][]string, error) {
+	if !scope.Distributed(tx) {
+		return [][]string{sqls}, nil
+	}
+	sets, err := visibleSets(ctx, tx, sqltext.VisibleSetsAll)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(sqls))
-	for i, sql := range sqls {
-		routed, err := routedReads.get(sql)
-		if err != nil {
-			return nil, err
+	out := make([][]string, len(sets))
+	for s, set := range sets {
+		out[s] = make([]string, len(sqls))
+		for i, sql := range sqls {
+			routed, err := routedReads.get(sql)
+			if err != nil {
+				return nil, err
+			}
+			out[s][i] = bindRoute(routed, set)
 		}
-		out[i] = bindRoute(routed, set)
 	}
 	return out, nil
 }
 
-// routedReads keeps RouteRead's routed texts by their text: the reads are the package
+// routedReads keeps RouteReadSets' routed texts by their text: the reads are the package
 // sql's constants, so it holds a few.
 var routedReads = readCache{m: map[string]string{}}
 

@@ -4,7 +4,9 @@
 -- occurred_start (memories without a time first), then id; with @source, the source's
 -- memories in place order. Each row carries its source, its access count and last access,
 -- and what superseded it or what it duplicates. @limit + 1 rows after @offset: the extra row
--- tells that there is more. An empty text filter matches every row.
+-- tells that there is more. An empty text filter matches every row. internal_id is the order's
+-- last key: on a Citus cluster each scope set the caller sees is read on its shard and the
+-- pages are merged in that order (Engine.Browse).
 WITH sets AS MATERIALIZED (
   SELECT c.scopes, recall.scope_key(c.scopes) AS k
   FROM recall.visible_corpus() c
@@ -32,7 +34,7 @@ picked AS (
     LIMIT @limit::int + @offset::int + 1
   ) m
 )
-SELECT p.external_id AS id, p.scopes, p.kind, p.text, p.speaker, s.external_id AS source, s.title AS source_title,
+SELECT p.id AS internal_id, p.external_id AS id, p.scopes, p.kind, p.text, p.speaker, s.external_id AS source, s.title AS source_title,
        p.position, p.occurred_start, p.tags, coalesce(a.access_count, 0) AS access_count, a.last_accessed,
        sb.external_id AS superseded_by, d.external_id AS duplicate_of, p.expires_at, p.valid_from, p.valid_until
 FROM picked p
