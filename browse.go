@@ -163,18 +163,17 @@ func (e *Engine) Browse(ctx context.Context, user User, q BrowseQuery) (BrowseRe
 			return err
 		}
 		// One server reads every set at once; a Citus cluster reads each set the caller sees on
-		// its shard (statement.RouteReadSets). Each read returns its first Offset + Limit + 1
-		// rows, and the page is cut from them merged in the read's order: one server's rows
-		// are already in it.
+		// its shard (statement.RouteReadSets), each its first Offset + Limit + 1 rows, and the
+		// page is cut from them merged in the read's order (browseSets, pageOf).
 		groups, err := statement.RouteReadSets(ctx, tx, sqltext.Browse, sqltext.BrowseSources)
 		if err != nil {
 			return err
 		}
-		memories, sources, err := browseSets(ctx, tx, groups, q)
+		memories, sources, before, err := browseSets(ctx, tx, groups, q)
 		if err != nil {
 			return err
 		}
-		res.Memories, res.More, res.Sources = pageOf(memories, sources, q)
+		res.Memories, res.More, res.Sources = pageOf(memories, sources, before, q)
 		return nil
 	})
 	if err != nil {

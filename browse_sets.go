@@ -23,13 +23,19 @@ type sourceRow struct {
 
 // browseSets runs each group's browse and sources reads (statement.RouteReadSets: one group on
 // one server, one per scope set on a Citus cluster) in one round trip, and returns their rows
-// together: each group's first q.Offset + q.Limit + 1 memories and BrowseSourcesLimit sources.
-func browseSets(ctx context.Context, tx pgx.Tx, groups [][]string, q BrowseQuery) ([]browseRow, []sourceRow, error) {
+// together, and how many of the merged rows come before the page: one group reads its page
+// (q.Limit + 1 rows after q.Offset, none before it); several each read their first q.Offset +
+// q.Limit + 1, which pageOf merges and cuts.
+func browseSets(ctx context.Context, tx pgx.Tx, groups [][]string, q BrowseQuery) ([]browseRow, []sourceRow, int, error) {
+	limit, offset, before := q.Limit, q.Offset, 0
+	if len(groups) > 1 {
+		limit, offset, before = q.Offset+q.Limit, 0, q.Offset
+	}
 	page := pgx.StrictNamedArgs{"scope": q.Scope, "source": q.Source, "kind": q.Kind, "tag": q.Tag, "text": q.Text,
-		"from": q.From, "to": q.To, "limit": q.Offset + q.Limit, "offset": 0}
+		"from": q.From, "to": q.To, "limit": limit, "offset": offset}
 	srcs := pgx.StrictNamedArgs{"scope": q.Scope, "limit": BrowseSourcesLimit}
 	if len(groups) == 0 {
-		return nil, nil, nil
+		return nil, nil, 0, nil
 	}
 	batch := &pgx.Batch{}
 	for _, g := range groups {
@@ -59,7 +65,7 @@ func browseSets(ctx context.Context, tx pgx.Tx, groups [][]string, q BrowseQuery
 		}
 		return nil
 	})
-	return memories, sources, err
+	return memories, sources, before, err
 }
 
 // inBatch sends batch in one round trip, reads its results with read, and closes them: the
@@ -73,11 +79,12 @@ func inBatch(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, read func(pgx.Bat
 	return err
 }
 
-// pageOf cuts Browse's page from the groups' rows, merged in the order sql/read/browse.sql
+// pageOf cuts Browse's page (q.Limit rows after the first before, and whether more follow)
+// from the groups' rows, merged in the order sql/read/browse.sql
 // gives one server's: with a source, by place (memories without one last); then newest first
 // by occurred_start (memories without a time first); then internal id, highest first. The
 // sources merge newest first by occurred_at (without one last), then internal id.
-func pageOf(memories []browseRow, sources []sourceRow, q BrowseQuery) ([]MemoryRow, bool, []SourceRow) {
+func pageOf(memories []browseRow, sources []sourceRow, before int, q BrowseQuery) ([]MemoryRow, bool, []SourceRow) {
 	slices.SortStableFunc(memories, func(a, b browseRow) int {
 		if q.Source != "" {
 			if c := nullsLast(a.Position, b.Position, cmp.Compare[int]); c != 0 {
@@ -105,7 +112,7 @@ func pageOf(memories []browseRow, sources []sourceRow, q BrowseQuery) ([]MemoryR
 		return cmp.Compare(b.InternalID, a.InternalID)
 	})
 	out := []MemoryRow{}
-	for _, m := range memories[min(q.Offset, len(memories)):] {
+	for _, m := range memories[min(before, len(memories)):] {
 		out = append(out, m.MemoryRow)
 	}
 	more := len(out) > q.Limit
