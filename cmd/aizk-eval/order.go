@@ -95,7 +95,10 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	fmt.Fprintln(w)
 	writeOrderTable(w, "In-sample (fitted on every query above)", train, map[string]*ranker.Model{"learned": model}, nil)
 	for _, field := range splitList(*folds) {
-		held := heldOutOrder(train, field, *name, fo, *bags)
+		held, err := heldOutOrder(train, field, *name, fo, *bags)
+		if err != nil {
+			return err
+		}
 		var fitted map[int]statement.Settings
 		if *rrf {
 			fitted = heldOutRRF(train, field)
@@ -228,8 +231,9 @@ func groupsBy(qs []orderQuery, field string) ([]string, map[string][]int) {
 }
 
 // heldOutOrder fits on all but each value of field and returns the model each query is
-// scored with (key: the query's index, as a string, under "learned").
-func heldOutOrder(qs []orderQuery, field, name string, o ranker.FitOptions, bags int) map[string]*ranker.Model {
+// scored with (key: the query's index, as a string, under "learned"). A fit that fails fails
+// it: a fold left unscored would change every held-out figure without a word.
+func heldOutOrder(qs []orderQuery, field, name string, o ranker.FitOptions, bags int) (map[string]*ranker.Model, error) {
 	names, groups := groupsBy(qs, field)
 	out := map[string]*ranker.Model{}
 	for _, g := range names {
@@ -243,13 +247,13 @@ func heldOutOrder(qs []orderQuery, field, name string, o ranker.FitOptions, bags
 		}
 		m, err := fitOrder(rest, name, "", o, bags)
 		if err != nil {
-			continue
+			return nil, fmt.Errorf("the fit without %s=%q: %w", field, g, err)
 		}
 		for _, i := range groups[g] {
 			out[fmt.Sprint(i)] = m
 		}
 	}
-	return out
+	return out, nil
 }
 
 // heldOutRRF fits the fusion on all but each value of field by coordinate ascent on the
