@@ -22,7 +22,9 @@ import (
 // moment. RECALL_CITUS_BENCH_N memories (default 2,000) go to the caller's set and as many
 // to each of three other sets. It reports each arm's p50 and p95 and the cluster's p50 over
 // the single server's (x_single), and each arm's write throughput (memories a second,
-// through Engine.Write in batches of 200).
+// through Engine.Write in batches of 200). Beside each recall, a browse by a caller of two
+// sets (t and o1: on the cluster read set by set and merged) of a page of 50 at a random
+// offset up to 500, half of them with a text filter: browse2_* and x_single_browse2.
 //
 //	make citus && go test -run '^$' -bench CitusRecall -benchtime 60x .
 func BenchmarkCitusRecall(b *testing.B) {
@@ -84,10 +86,15 @@ func BenchmarkCitusRecall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	var times [2][]time.Duration
+	two := recall.User{ID: "t2", Read: []string{"t", "o1"}}
+	var times, browses [2][]time.Duration
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		q := question()
+		bq := recall.BrowseQuery{Limit: 50, Offset: r.IntN(501)}
+		if i%2 == 1 {
+			bq.Text = words[r.IntN(len(words))]
+		}
 		for k := range 2 {
 			arm := (i + k) % 2 // alternate which arm goes first
 			t := time.Now()
@@ -95,6 +102,14 @@ func BenchmarkCitusRecall(b *testing.B) {
 				b.Fatal(err)
 			}
 			times[arm] = append(times[arm], time.Since(t))
+		}
+		for k := range 2 {
+			arm := (i + k) % 2
+			t := time.Now()
+			if _, err := engines[arm].Browse(ctx, two, bq); err != nil {
+				b.Fatal(err)
+			}
+			browses[arm] = append(browses[arm], time.Since(t))
 		}
 	}
 	b.StopTimer()
@@ -108,6 +123,9 @@ func BenchmarkCitusRecall(b *testing.B) {
 	b.ReportMetric(pct(times[1], 0.5), "single_p50_ms")
 	b.ReportMetric(pct(times[1], 0.95), "single_p95_ms")
 	b.ReportMetric(pct(times[0], 0.5)/pct(times[1], 0.5), "x_single")
+	b.ReportMetric(pct(browses[0], 0.5), "browse2_citus_p50_ms")
+	b.ReportMetric(pct(browses[1], 0.5), "browse2_single_p50_ms")
+	b.ReportMetric(pct(browses[0], 0.5)/pct(browses[1], 0.5), "x_single_browse2")
 	b.ReportMetric(rates[0], "citus_writes/s")
 	b.ReportMetric(rates[1], "single_writes/s")
 }
