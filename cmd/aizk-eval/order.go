@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,28 +96,9 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	fmt.Fprintln(w)
 	writeOrderTable(w, "In-sample (fitted on every query above)", train, map[string]*ranker.Model{"learned": model}, nil)
 	for _, field := range splitList(*folds) {
-		held, err := heldOutOrder(train, field, *name, fo, *bags)
-		if err != nil {
+		if err := writeHeldOut(w, train, field, *name, fo, *bags, *rrf, *group); err != nil {
 			return err
 		}
-		var fitted map[int]statement.Settings
-		if *rrf {
-			fitted = heldOutRRF(train, field)
-		}
-		writeOrderTable(w, "Held out by "+field+" (fitted on the other values)", train, held, fitted)
-		arms := map[string]func(int) []string{
-			"bm25 alone": func(i int) []string { return train[i].Trace.ReorderWith(bm25Alone(train[i].Trace.Settings), nil) },
-			"fused":      func(i int) []string { return train[i].Trace.ReorderWith(train[i].Trace.Settings, nil) },
-			"learned order, held out": func(i int) []string {
-				return train[i].Trace.ReorderWith(train[i].Trace.Settings, held[fmt.Sprint(i)])
-			},
-		}
-		names := []string{"bm25 alone", "fused", "learned order, held out"}
-		if fitted != nil {
-			arms["fitted fusion, held out"] = func(i int) []string { return train[i].Trace.ReorderWith(fitted[i], nil) }
-			names = []string{"bm25 alone", "fused", "fitted fusion, held out", "learned order, held out"}
-		}
-		writeOrderDetail(w, "Every metric, held out by "+field, train, names, arms, *group)
 	}
 	if len(test) > 0 {
 		writeOrderTable(w, "Scored on --score (never fitted on)", test, map[string]*ranker.Model{"learned": model}, nil)
@@ -155,6 +137,34 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// writeHeldOut writes the learned order held out by field (fitted on the other values), beside
+// the fitted fusion held out alike when rrf, and every metric by arm and group.
+func writeHeldOut(w io.Writer, train []orderQuery, field, name string, fo ranker.FitOptions, bags int, rrf bool, group string) error {
+	held, err := heldOutOrder(train, field, name, fo, bags)
+	if err != nil {
+		return err
+	}
+	var fitted map[int]statement.Settings
+	if rrf {
+		fitted = heldOutRRF(train, field)
+	}
+	writeOrderTable(w, "Held out by "+field+" (fitted on the other values)", train, held, fitted)
+	arms := map[string]func(int) []string{
+		"bm25 alone": func(i int) []string { return train[i].Trace.ReorderWith(bm25Alone(train[i].Trace.Settings), nil) },
+		"fused":      func(i int) []string { return train[i].Trace.ReorderWith(train[i].Trace.Settings, nil) },
+		"learned order, held out": func(i int) []string {
+			return train[i].Trace.ReorderWith(train[i].Trace.Settings, held[fmt.Sprint(i)])
+		},
+	}
+	names := []string{"bm25 alone", "fused", "learned order, held out"}
+	if fitted != nil {
+		arms["fitted fusion, held out"] = func(i int) []string { return train[i].Trace.ReorderWith(fitted[i], nil) }
+		names = []string{"bm25 alone", "fused", "fitted fusion, held out", "learned order, held out"}
+	}
+	writeOrderDetail(w, "Every metric, held out by "+field, train, names, arms, group)
+	return nil
 }
 
 // loadOrderQueries reads traces files and computes each query's head features with the
