@@ -20,7 +20,8 @@ import (
 // Go says which sets a user sees (those sharing a scope with its read scopes): a user who
 // sees one gets exactly the single server's pack, every item, source title and entity name
 // of that set; one who sees none an empty pack; one who sees several is refused with
-// ErrManySets (the statement is routed to one set's shard), never answered from some of them.
+// ErrManySets when their shards are on two workers (the statement reads one worker's shards),
+// never answered from some of them, and else the single server's pack from that worker.
 // Every reader browses and reads memories as on one server, rows of its sets alone
 // (browseAlike).
 func TestCitusIsolation(t *testing.T) {
@@ -68,6 +69,12 @@ func TestCitusIsolation(t *testing.T) {
 	if _, err := pgx.ForEachRow(rows, []any{&tag, &name}, func() error { names[tag] = append(names[tag], name); return nil }); err != nil {
 		t.Fatal(err)
 	}
+	// Each set's worker: a reader of several sets all on one worker is read there (the single
+	// server's pack), of sets on two workers refused.
+	worker := map[string]string{}
+	for i, w := range setWorkers(t, cdb, sets) {
+		worker[strings.Join(sets[i], "")] = w
+	}
 	seen := map[string]int{}
 	for range 30 {
 		read := scopeSubset(r, all, 3)
@@ -81,11 +88,17 @@ func TestCitusIsolation(t *testing.T) {
 		browseAlike(t, engines, user, sets, visible, pages, words)
 		q := "What did Person " + strings.Join(sets[r.IntN(len(sets))], "") + " say about the " + words[r.IntN(len(words))] + " at the harbor log?"
 		got, err := engines[0].Recall(ctx, user, q, 500, &recall.Options{Now: now, GraphContext: true})
+		var tags []string
+		workers := map[string]bool{}
+		for _, v := range visible {
+			tags = append(tags, strings.Join(v, ""))
+			workers[worker[tags[len(tags)-1]]] = true
+		}
 		switch {
-		case len(visible) > 1:
+		case len(workers) > 1:
 			seen["refused"]++
 			if !errors.Is(err, statement.ErrManySets) {
-				t.Fatalf("reader of %v sees %v: %v, want ErrManySets", read, visible, err)
+				t.Fatalf("reader of %v sees %v on %d workers: %v, want ErrManySets", read, visible, len(workers), err)
 			}
 			continue
 		case err != nil:
@@ -105,20 +118,20 @@ func TestCitusIsolation(t *testing.T) {
 			}
 			continue
 		}
-		seen["one"]++
-		tag := strings.Join(visible[0], "")
+		seen[map[bool]string{true: "one", false: "several on one worker"}[len(visible) == 1]]++
 		for _, it := range got.Items {
-			if !strings.HasPrefix(it.ExternalID, tag+"-") || it.SourceTitle != "Harbor log of "+tag {
-				t.Fatalf("reader of %v (set %v) got %s from %q", read, visible[0], it.ExternalID, it.SourceTitle)
+			tag := strings.SplitN(it.ExternalID, "-", 2)[0]
+			if !slices.Contains(tags, tag) || it.SourceTitle != "Harbor log of "+tag {
+				t.Fatalf("reader of %v (sets %v) got %s from %q", read, visible, it.ExternalID, it.SourceTitle)
 			}
 			for _, name := range it.Entities {
 				if !slices.Contains(names[tag], name) {
-					t.Fatalf("reader of %v (set %v) got entity %q, not one of %v", read, visible[0], name, names[tag])
+					t.Fatalf("reader of %v (sets %v) got entity %q of %s, not one of %v", read, visible, name, it.ExternalID, names[tag])
 				}
 			}
 		}
 		if len(got.Items) == 0 {
-			t.Fatalf("reader of %v (set %v): an empty pack", read, visible[0])
+			t.Fatalf("reader of %v (sets %v): an empty pack", read, visible)
 		}
 	}
 	if seen["refused"] == 0 || seen["one"] == 0 || seen["none"] == 0 {

@@ -40,44 +40,9 @@ func TestCitusRecall(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(34, 3))
-	words := strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed Lisbon Tokyo")
-	names := []string{"Alice Martin", "Bob Stone", "Carol Diaz"}
-	sentence := func() string {
-		var w []string
-		for range 4 + r.IntN(6) {
-			w = append(w, words[r.IntN(len(words))])
-		}
-		return names[r.IntN(len(names))] + " " + strings.Join(w, " ") + "."
-	}
 	sets := []string{"a", "b", "c"}
-	start := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	writer := recall.User{ID: "w", Read: sets, Write: sets}
-	for si, sc := range sets {
-		for round := range 3 {
-			src := fmt.Sprintf("chat%d", round)
-			b := recall.Batch{Scopes: []string{sc}, Sources: []recall.Source{{ID: src, Title: fmt.Sprintf("Harbor chat %d of %s", round, sc)}},
-				Entities: []recall.Entity{{ID: "alice", Name: "Alice Martin"}, {ID: "lisbon", Name: "Lisbon"}, {ID: "tokyo", Name: "Tokyo", Aliases: []string{"Edo"}}}}
-			for i := range 8 {
-				at := start.Add(time.Duration(si*100+round*10+i) * time.Hour)
-				m := recall.Memory{ID: fmt.Sprintf("%s-%d-%d", sc, round, i), Text: sentence(), OccurredStart: &at}
-				if i%4 != 3 {
-					m.Source, m.Position, m.Speaker = src, i+1, []string{"Ana", "Bo"}[i%2]
-				}
-				if i%3 == 0 {
-					m.Text = strings.TrimSuffix(m.Text, ".") + "?"
-				}
-				b.Memories = append(b.Memories, m)
-			}
-			city := []string{"lisbon", "tokyo"}[(si+round)%2]
-			b.Relations = []recall.Relation{{From: "alice", To: city, Predicate: "lives_in", Memory: b.Memories[0].ID}}
-			for i, e := range engines {
-				if _, err := e.Write(ctx, writer, b); err != nil {
-					t.Fatalf("write %s round %d on engine %d: %v", sc, round, i, err)
-				}
-			}
-		}
-	}
-
+	words, names, start := writeHarbor(t, engines, r, writer, sets)
 	now := start.Add(30 * 24 * time.Hour)
 	plans := []statement.Plan{statement.Maximal}
 	for _, l := range statement.Lanes() {
@@ -275,6 +240,58 @@ func TestCitusRecall(t *testing.T) {
 
 // packLines is a pack as comparable lines: each item's external id, fused score (to 1e-9),
 // statement rank, lane ranks and attachment.
+// harborWords and harborNames are what writeHarbor's sentences and the questions about them
+// are made of.
+var (
+	harborWords = strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed Lisbon Tokyo")
+	harborNames = []string{"Alice Martin", "Bob Stone", "Carol Diaz"}
+)
+
+// writeHarbor writes the same batches through every engine as writer: for each scope in
+// sets, three sources ("chat0".."chat2", titled "Harbor chat N of <scope>") of eight random
+// sentences each (turns of two speakers, every fourth a note without a place, every third a
+// question), with entities (Alice Martin, Lisbon, Tokyo alias Edo) and a lives_in relation. It
+// returns the words and names the sentences are made of and the first memory's time.
+func writeHarbor(t *testing.T, engines []*recall.Engine, r *rand.Rand, writer recall.User, sets []string) ([]string, []string, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	words, names := harborWords, harborNames
+	sentence := func() string {
+		var w []string
+		for range 4 + r.IntN(6) {
+			w = append(w, words[r.IntN(len(words))])
+		}
+		return names[r.IntN(len(names))] + " " + strings.Join(w, " ") + "."
+	}
+	start := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	for si, sc := range sets {
+		for round := range 3 {
+			src := fmt.Sprintf("chat%d", round)
+			b := recall.Batch{Scopes: []string{sc}, Sources: []recall.Source{{ID: src, Title: fmt.Sprintf("Harbor chat %d of %s", round, sc)}},
+				Entities: []recall.Entity{{ID: "alice", Name: "Alice Martin"}, {ID: "lisbon", Name: "Lisbon"}, {ID: "tokyo", Name: "Tokyo", Aliases: []string{"Edo"}}}}
+			for i := range 8 {
+				at := start.Add(time.Duration(si*100+round*10+i) * time.Hour)
+				m := recall.Memory{ID: fmt.Sprintf("%s-%d-%d", sc, round, i), Text: sentence(), OccurredStart: &at}
+				if i%4 != 3 {
+					m.Source, m.Position, m.Speaker = src, i+1, []string{"Ana", "Bo"}[i%2]
+				}
+				if i%3 == 0 {
+					m.Text = strings.TrimSuffix(m.Text, ".") + "?"
+				}
+				b.Memories = append(b.Memories, m)
+			}
+			city := []string{"lisbon", "tokyo"}[(si+round)%2]
+			b.Relations = []recall.Relation{{From: "alice", To: city, Predicate: "lives_in", Memory: b.Memories[0].ID}}
+			for i, e := range engines {
+				if _, err := e.Write(ctx, writer, b); err != nil {
+					t.Fatalf("write %s round %d on engine %d: %v", sc, round, i, err)
+				}
+			}
+		}
+	}
+	return words, names, start
+}
+
 func packLines(p *recall.Pack) []string {
 	ext := map[int64]string{}
 	for _, it := range p.Items {

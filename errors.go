@@ -38,9 +38,10 @@ var (
 )
 
 // ErrManySets is returned on a Citus cluster whose tables are distributed by a recall of a
-// caller who sees more than one scope set: the recall statement is routed to one set's
-// shard, and a recall across shards is not built yet (docs/SCALING.md). Browse and a
-// memory's detail read each of the caller's sets on its shard and merge them.
+// caller who sees scope sets whose shards are on more than one worker: the statement reads
+// one worker's shards (several sets' together when they share it), and a recall across
+// workers is not built yet (docs/SCALING.md). Browse and a memory's detail read each of the
+// caller's sets on its shard and merge them.
 var ErrManySets = statement.ErrManySets
 
 // Sentinel errors of the stages, returned (wrapped) in Strict mode and reported as warnings

@@ -91,7 +91,7 @@ func problemFor(err error) *Problem {
 		return p
 	case errors.Is(err, recall.ErrManySets):
 		return problem(http.StatusNotImplemented, "many-scope-sets",
-			"on this Citus cluster a recall is of one scope set, and this key's read scopes see several: narrow the request's read scopes to one set's, or use a key of one scope set (docs/SCALING.md)")
+			"on this Citus cluster a recall reads one worker's shards, and this key's read scopes see scope sets on several workers: narrow the request's read scopes to one set's, or use a key of one scope set (docs/SCALING.md)")
 	case errors.Is(err, recall.ErrSchema):
 		p := problem(http.StatusServiceUnavailable, "schema", "the database's schema is not this server's: run recall migrate up")
 		p.retryAfter = 30

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recall-engine/recall/internal/scope"
+	sqltext "github.com/recall-engine/recall/sql"
 )
 
 // Workers returns a pool of the runtime role on the worker at host:port (the engine keeps
@@ -30,64 +31,90 @@ func placementKey(tx pgx.Tx, set []string) string {
 
 // RunDirect is RunText that, for a caller of one scope set on a distributed Citus schema,
 // reads the set's shards on their worker (RunOnShard; shard.go says why), which keeps its
-// plan where the routed statement is planned at every call. The set and its placement are
-// read on the coordinator first. Anywhere else (one server, a caller of no set or several),
-// and when the shard read fails for the cluster's reasons (the worker cannot be reached, the
-// shard is no longer there), it is RunText: the routed statement through the coordinator.
+// plan where the routed statement is planned at every call; for a caller of several sets
+// whose shards are all on one worker, reads them there together (RunOnShards, shards.go).
+// The sets and their placements are read on the coordinator first. Anywhere else (one
+// server, a caller of no set, or of sets on several workers: ErrManySets), and when the shard
+// read fails for the cluster's reasons (the worker cannot be reached, a shard is no longer
+// there), it is RunText: the routed statement through the coordinator.
 func RunDirect(ctx context.Context, pool Beginner, workers Workers, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, string, error) {
-	set, key, place, ok, err := directPlace(ctx, pool, who)
+	sets, keys, places, ok, err := directPlace(ctx, pool, who)
 	if err != nil {
 		return nil, "", err
 	}
-	if !ok {
+	if !ok || workers == nil {
 		return RunText(ctx, pool, who, st, q, s)
 	}
-	wp, err := workers(ctx, place.Host, place.Port)
+	wp, err := workers(ctx, places[0].Host, places[0].Port)
 	if err == nil {
 		var out []Candidate
 		var text string
-		if out, text, err = RunOnShard(ctx, wp, who, st, set, place, q, s); err == nil {
+		if out, text, err = RunOnShards(ctx, wp, who, st, sets, places, q, s); err == nil {
 			return out, text, nil
 		}
 	}
 	if ctx.Err() != nil || !clusterFailure(err) {
 		return nil, "", err
 	}
-	placements.Delete(key)
+	for _, key := range keys {
+		placements.Delete(key)
+	}
+	if len(sets) > 1 {
+		// The routed statement is of one set: the sets may have moved apart.
+		return nil, "", ErrManySets
+	}
 	return RunText(ctx, pool, who, st, q, s)
 }
 
-// directPlace reads, on the coordinator as the caller, the one scope set the caller sees and
-// where its shards are; ok is false when the read is not for a set's shards (the schema not
-// distributed, no set or several seen).
-func directPlace(ctx context.Context, pool Beginner, who Scopes) (set []string, key string, place Placement, ok bool, err error) {
+// directPlace reads, on the coordinator as the caller, the scope sets the caller sees and
+// where their shards are; ok is false when the read is not for shards on one worker (the
+// schema not distributed, no set seen, more than MaxDirectSets, or sets on several workers).
+func directPlace(ctx context.Context, pool Beginner, who Scopes) (sets [][]string, keys []string, places []Placement, ok bool, err error) {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, "", Placement{}, false, interpretError(ctx, err)
+		return nil, nil, nil, false, interpretError(ctx, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read only
 	if err := scope.Apply(ctx, tx, who.Read, who.Write); err != nil {
-		return nil, "", Placement{}, false, interpretError(ctx, err)
+		return nil, nil, nil, false, interpretError(ctx, err)
 	}
 	if !scope.Distributed(tx) {
-		return nil, "", Placement{}, false, nil
+		return nil, nil, nil, false, nil
 	}
-	set, err = OneSet(ctx, tx)
-	if errors.Is(err, ErrManySets) || err == nil && len(set) == 0 {
-		return nil, "", Placement{}, false, nil
+	set, err := OneSet(ctx, tx)
+	switch {
+	case errors.Is(err, ErrManySets):
+		if sets, err = visibleSets(ctx, tx, sqltext.VisibleSetsAll); err != nil {
+			return nil, nil, nil, false, err
+		}
+		if len(sets) > MaxDirectSets {
+			return nil, nil, nil, false, nil
+		}
+	case err != nil:
+		return nil, nil, nil, false, err
+	case len(set) == 0:
+		return nil, nil, nil, false, nil
+	default:
+		sets = [][]string{set}
 	}
-	if err != nil {
-		return nil, "", Placement{}, false, err
+	for _, set := range sets {
+		key := placementKey(tx, set)
+		p, found := placements.Load(key)
+		if !found {
+			place, err := PlacementOf(ctx, tx, set)
+			if err != nil {
+				return nil, nil, nil, false, err
+			}
+			placements.Store(key, place)
+			p = place
+		}
+		place := p.(Placement)
+		if len(places) > 0 && (place.Host != places[0].Host || place.Port != places[0].Port) {
+			return nil, nil, nil, false, nil
+		}
+		keys, places = append(keys, key), append(places, place)
 	}
-	key = placementKey(tx, set)
-	if p, found := placements.Load(key); found {
-		return set, key, p.(Placement), true, nil
-	}
-	if place, err = PlacementOf(ctx, tx, set); err != nil {
-		return nil, "", Placement{}, false, err
-	}
-	placements.Store(key, place)
-	return set, key, place, true, nil
+	return sets, keys, places, true, nil
 }
 
 // clusterFailure reports whether err is the cluster's rather than the read's: the worker

@@ -128,9 +128,10 @@ func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 }
 
 // ErrManySets is returned on a Citus cluster for a recall by a caller who sees more than one
-// scope set: the statement is routed to one scope set's shard, and a recall across shards is
-// not built yet (docs/SCALING.md). Reads whose rows each belong to one set are read set by
-// set instead (RouteReadSets).
+// scope set, unless their shards are all on one worker (RunDirect reads them there): the
+// routed statement is of one scope set, and a recall across workers is not built yet
+// (docs/SCALING.md). Reads whose rows each belong to one set are read set by set instead
+// (RouteReadSets).
 var ErrManySets = errors.New("statement: on a Citus cluster a recall is of one scope set; the caller sees several")
 
 // routeOnCitus returns the text each statement runs as: on one server (and on a Citus

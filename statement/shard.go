@@ -122,25 +122,7 @@ func (st *Statement) ShardSQL(set []string, p Placement) (string, error) {
 // RunOnShard runs st's shard form for q on pool, a pool of the runtime role on the worker of
 // p, where set's shards are: one read-only transaction as the caller (scopes and settings
 // with SET LOCAL), which first checks that the set's shard is still there (ErrShardMoved),
-// then runs the text, which it also returns.
+// then runs the text, which it also returns. RunOnShards does it for several sets.
 func RunOnShard(ctx context.Context, pool Beginner, who Scopes, st *Statement, set []string, p Placement, q Query, s Settings) ([]Candidate, string, error) {
-	text, err := st.ShardSQL(set, p)
-	if err != nil {
-		return nil, "", err
-	}
-	onShard := func(ctx context.Context, tx pgx.Tx, _ []*Statement) ([]string, error) {
-		var here bool
-		if err := tx.QueryRow(ctx, sqltext.ShardHere, set, p.Shards["memories"]).Scan(&here); err != nil {
-			return nil, interpretError(ctx, err)
-		}
-		if !here {
-			return nil, fmt.Errorf("%w: scope set %v, %s", ErrShardMoved, set, p.Shards["memories"])
-		}
-		return []string{text}, nil
-	}
-	out, _, err := runEach(ctx, pool, who, []*Statement{st}, q, s, onShard)
-	if err != nil {
-		return nil, "", err
-	}
-	return out[0], text, nil
+	return RunOnShards(ctx, pool, who, st, [][]string{set}, []Placement{p}, q, s)
 }

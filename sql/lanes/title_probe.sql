@@ -84,6 +84,9 @@ CREATE INDEX IF NOT EXISTS sources_title_tokens_idx ON recall.sources
     WHERE sp.n <= fuzzy_words AND NOT sp.weak
       AND NOT EXISTS (SELECT 1 FROM spans e JOIN exact h ON h.k = e.g
                       WHERE e.i <= sp.i AND sp.i + sp.n <= e.i + e.n)
+{{- if .Shard}}
+      AND NOT EXISTS (SELECT 1 FROM spans e WHERE e.g = ANY (known) AND e.i <= sp.i AND sp.i + sp.n <= e.i + e.n)
+{{- end}}
   ),
 {{template "trigram_candidates" (postings "title_trigrams" "source_id" .Routed)}}
   SELECT x.id, max(x.sim), bool_or(x.direct)
@@ -157,7 +160,11 @@ GRANT EXECUTE ON FUNCTION recall.probe_titles(text, int, int, float8) TO recall_
 -- caller's scope set's shards (docs/SCALING.md): the routed probe's queries, bound to route,
 -- on that set's shard tables themselves (recall.local_shard names them), so no Citus planning
 -- runs inside; they are run by EXECUTE, the shard's names being known only at the call, and
--- so planned at every call. It refuses a set whose shards are elsewhere.
+-- so planned at every call. It refuses a set whose shards are elsewhere. A caller of several
+-- sets probes each (statement.RunOnShards); an n-gram one of them has as a title's key is not
+-- probed fuzzily in the others either, as one server's probe over all of them would not: the
+-- keys found in all of them are set first, in recall.title_known (a text[] literal; unset,
+-- none).
 {{define "probe_titles_shard"}}CREATE OR REPLACE FUNCTION recall.probe_titles_shard(route text[], query text, exact_words int, fuzzy_words int, floor float8)
 RETURNS TABLE (id bigint, sim float8, direct boolean)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -168,6 +175,7 @@ DECLARE
   by_scope boolean;
   sources text := recall.local_shard('recall.sources', route);
   title_trigrams text := recall.local_shard('recall.title_trigrams', route);
+  known text[] := coalesce(nullif(current_setting('recall.title_known', true), '')::text[], '{}');
 BEGIN
   IF sources IS NULL OR title_trigrams IS NULL THEN
     RAISE EXCEPTION 'recall.probe_titles_shard: the shards of scope set % are not on this node', route
@@ -178,9 +186,9 @@ BEGIN
     EXECUTE replace({{dynamic "probe_titles_by_scope" . "route"}}, '@@title_trigrams@@', title_trigrams)
       INTO by_scope USING route;
   END IF;
-  RETURN QUERY EXECUTE replace(replace({{dynamic "probe_titles_query" . "route query exact_words fuzzy_words floor by_scope"}},
+  RETURN QUERY EXECUTE replace(replace({{dynamic "probe_titles_query" . "route query exact_words fuzzy_words floor by_scope known"}},
       '@@sources@@', sources), '@@title_trigrams@@', title_trigrams)
-    USING route, query, exact_words, fuzzy_words, floor, by_scope;
+    USING route, query, exact_words, fuzzy_words, floor, by_scope, known;
 END
 $$;
 {{template "trgm_search_path" "recall.probe_titles_shard(text[], text, int, int, float8)"}}

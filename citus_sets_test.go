@@ -1,0 +1,128 @@
+package recall_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/statement"
+)
+
+// TestCitusManySetsOneWorker: a caller of several scope sets whose shards are all on one
+// worker recalls there (statement.RunOnShards) and gets the pack a single server gives for
+// the same writes, every plan, random questions, items of its sets only; a caller of sets on
+// two workers is still refused with ErrManySets. Which sets share a worker is read from the
+// cluster's placement, so the test holds whatever the hash puts where.
+func TestCitusManySetsOneWorker(t *testing.T) {
+	t.Parallel()
+	cdb, sdb := distributedPair(t)
+	ctx := context.Background()
+	engines, _ := enginePair(t, recall.Config{FunctionalPredicates: []string{"lives_in"}}, cdb, sdb)
+	r := rand.New(rand.NewPCG(34, 7))
+	sets := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	words, names, start := writeHarbor(t, engines, r, recall.User{ID: "w", Read: sets, Write: sets}, sets)
+
+	// The sets by the worker their shards are on.
+	byWorker := map[string][]string{}
+	for i, w := range setWorkers(t, cdb, [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}, {"f"}, {"g"}, {"h"}}) {
+		byWorker[w] = append(byWorker[w], sets[i])
+	}
+	var together [][]string
+	var apart []string
+	for _, scs := range byWorker {
+		if len(scs) >= 2 {
+			together = append(together, scs[:2])
+		}
+		if len(scs) >= 3 {
+			together = append(together, scs[:3])
+		}
+		apart = append(apart, scs[0])
+	}
+	if len(together) == 0 || len(apart) < 2 {
+		t.Fatalf("eight sets on the workers: %v (want two on one worker, and two workers)", byWorker)
+	}
+	slices.SortFunc(together, func(a, b []string) int { return strings.Compare(strings.Join(a, ""), strings.Join(b, "")) })
+
+	now := start.Add(30 * 24 * time.Hour)
+	plans := []statement.Plan{statement.Maximal}
+	for _, l := range statement.Lanes() {
+		plans = append(plans, statement.Only(l))
+	}
+	for qi := range 8 {
+		q := names[r.IntN(len(names))] + " " + words[r.IntN(len(words))] + " " + words[r.IntN(len(words))] + "?"
+		switch qi % 4 {
+		case 1:
+			q = fmt.Sprintf("What was said in Harbor chat %d of %s about the %s?", r.IntN(3), sets[r.IntN(len(sets))], words[r.IntN(len(words))])
+		case 2:
+			q = "What happened on May 2, 2026 with the " + words[r.IntN(len(words))] + "?"
+		case 3:
+			q = "Who lives in Edo near the " + words[r.IntN(len(words))] + "?"
+		}
+		for _, read := range together {
+			user := recall.User{ID: "r" + strings.Join(read, ""), Read: read}
+			for _, plan := range plans {
+				opts := func() *recall.Options {
+					return &recall.Options{Now: now, Plan: plan, NoOrder: plan != statement.Maximal}
+				}
+				got, err := engines[0].Recall(ctx, user, q, 600, opts())
+				if err != nil {
+					t.Fatalf("%q as %v, plan %v, on the cluster: %v", q, read, plan, err)
+				}
+				want, err := engines[1].Recall(ctx, user, q, 600, opts())
+				if err != nil {
+					t.Fatalf("%q as %v, plan %v, on one server: %v", q, read, plan, err)
+				}
+				if g, w := packLines(got), packLines(want); !slices.Equal(g, w) || plan == statement.Maximal && len(w) == 0 {
+					t.Fatalf("%q as %v, plan %v:\n cluster %v\n single  %v", q, read, plan, g, w)
+				}
+				for _, it := range got.Items {
+					if !slices.Contains(read, strings.SplitN(it.ExternalID, "-", 2)[0]) {
+						t.Fatalf("%q as %v: the cluster packed %s", q, read, it.ExternalID)
+					}
+				}
+			}
+		}
+	}
+	// The trace ran the union of the sets' shards on their worker.
+	read := together[0]
+	tr, err := engines[0].Trace(ctx, recall.User{ID: "t", Read: read}, "Who visited the harbor with Bob Stone?", 600, &recall.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(tr.SQL, "recall.probe_entities_shard("); n != len(read) || !strings.Contains(tr.SQL, " UNION ALL ") {
+		t.Fatalf("the trace's SQL probes entities %d times for %d sets:\n%.600s", n, len(read), tr.SQL)
+	}
+	// Sets on two workers: refused, typed.
+	two := recall.User{ID: "apart", Read: apart[:2]}
+	if _, err := engines[0].Recall(ctx, two, "Alice Martin ferry?", 600, &recall.Options{Now: now}); !errors.Is(err, statement.ErrManySets) {
+		t.Fatalf("a caller of %v (two workers): %v, want ErrManySets", apart[:2], err)
+	}
+}
+
+// setWorkers returns the worker ("host:port") each scope set's shards are on, read from the
+// cluster's placement (statement.PlacementOf).
+func setWorkers(t *testing.T, cdb *testdb.DB, sets [][]string) []string {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := cdb.Runtime.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read only
+	out := make([]string, len(sets))
+	for i, set := range sets {
+		p, err := statement.PlacementOf(ctx, tx, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = fmt.Sprintf("%s:%d", p.Host, p.Port)
+	}
+	return out
+}

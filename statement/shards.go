@@ -1,0 +1,139 @@
+package statement
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	sqltext "github.com/recall-engine/recall/sql"
+)
+
+// A caller of several scope sets whose shards are all placed on one worker reads them there
+// together: the statement's shard form with every distributed table read as the union of the
+// sets' shards, each bound to the sets, and each probe run once per set (a probe's answer is
+// its set's matches, and the sets' answers together are the caller's). The rows read are
+// exactly those one server's statement reads for the caller, so its answer is one server's
+// (TestCitusManySetsOneWorker). Sets on different workers are still refused (ErrManySets):
+// docs/SCALING.md says what reading across workers would take.
+
+// MaxDirectSets is how many scope sets a caller may see and still be read on one worker: the
+// statement's text grows with each.
+const MaxDirectSets = 16
+
+var (
+	// routedProbeRE is a probe's call in a routed text, its arguments after the set (none of
+	// them holds a parenthesis), and the alias after it.
+	routedProbeRE = regexp.MustCompile(`recall\.probe_(entities|titles)_routed\(@route::text\[\], ([^()]*)\) ([a-z_][a-z0-9_]*)\b`)
+)
+
+// ShardSQLSets returns the text of st's shard form for the scope sets sets, whose shards are
+// placed at places (the same worker; places[i] is sets[i]'s).
+func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, error) {
+	if len(sets) == 1 {
+		return st.ShardSQL(sets[0], places[0])
+	}
+	shape := st.Shape
+	shape.Routed = true
+	rst, err := routed.Get(shape)
+	if err != nil {
+		return "", err
+	}
+	lits := make([]string, len(sets))
+	for i, set := range sets {
+		lits[i] = arrayLiteral(set) + "::text[]"
+	}
+	in := "scopes IN (" + strings.Join(lits, ", ") + ")"
+	var bad error
+	text := boundRE.ReplaceAllStringFunc(rst.SQL, func(read string) string {
+		table := boundRE.FindStringSubmatch(read)[1]
+		var shards []string
+		for _, p := range places {
+			sh, ok := p.Shards[table]
+			if !ok {
+				bad = fmt.Errorf("statement: the placement names no shard of recall.%s", table)
+				return read
+			}
+			if !slices.Contains(shards, sh) {
+				shards = append(shards, sh)
+			}
+		}
+		parts := make([]string, len(shards))
+		for i, sh := range shards {
+			parts[i] = "SELECT * FROM " + sh + " WHERE " + in
+		}
+		return "(" + strings.Join(parts, " UNION ALL ") + ")"
+	})
+	if bad != nil {
+		return "", bad
+	}
+	text = routedProbeRE.ReplaceAllStringFunc(text, func(call string) string {
+		m := routedProbeRE.FindStringSubmatch(call)
+		parts := make([]string, len(lits))
+		for i, lit := range lits {
+			parts[i] = "SELECT * FROM recall.probe_" + m[1] + "_shard(" + lit + ", " + m[2] + ")"
+		}
+		return "(" + strings.Join(parts, " UNION ALL ") + ") " + m[3]
+	})
+	if strings.Contains(text, "@route") {
+		return "", fmt.Errorf("statement: the shard form of %d scope sets left a read unbound to them", len(sets))
+	}
+	return text, nil
+}
+
+// titleKnownSQL sets recall.title_known, for the title probes of several sets
+// (sql/lanes/title_probe.sql), to the keys of the titles the query names exactly in any of
+// them: each set's exact branch alone (no fuzzy words), over the sets' sources shards.
+func titleKnownSQL(sets [][]string, places []Placement) string {
+	lits := make([]string, len(sets))
+	for i, set := range sets {
+		lits[i] = arrayLiteral(set) + "::text[]"
+	}
+	in := "scopes IN (" + strings.Join(lits, ", ") + ")"
+	var probes, sources []string
+	for i, lit := range lits {
+		probes = append(probes, "SELECT * FROM recall.probe_titles_shard("+lit+", @qlower::text, @title_exact_words::int, 0, @title_floor::float8)")
+		if sh := "SELECT * FROM " + places[i].Shards["sources"] + " WHERE " + in; !slices.Contains(sources, sh) {
+			sources = append(sources, sh)
+		}
+	}
+	return "SELECT set_config('recall.title_known', coalesce(array_agg(DISTINCT recall.title_key(s.title)), '{}')::text, true) " +
+		"FROM (" + strings.Join(probes, " UNION ALL ") + ") x JOIN (" + strings.Join(sources, " UNION ALL ") + ") s ON s.id = x.id WHERE x.direct"
+}
+
+// RunOnShards is RunOnShard for the scope sets sets placed at places, all on the worker pool
+// reaches: it first checks that every set's shard is still there (ErrShardMoved), and for
+// several sets sets the title keys they name (titleKnownSQL) when the plan runs the title
+// lane.
+func RunOnShards(ctx context.Context, pool Beginner, who Scopes, st *Statement, sets [][]string, places []Placement, q Query, s Settings) ([]Candidate, string, error) {
+	text, err := st.ShardSQLSets(sets, places)
+	if err != nil {
+		return nil, "", err
+	}
+	onShard := func(ctx context.Context, tx pgx.Tx, _ []*Statement) ([]string, error) {
+		for i, set := range sets {
+			var here bool
+			if err := tx.QueryRow(ctx, sqltext.ShardHere, set, places[i].Shards["memories"]).Scan(&here); err != nil {
+				return nil, interpretError(ctx, err)
+			}
+			if !here {
+				return nil, fmt.Errorf("%w: scope set %v, %s", ErrShardMoved, set, places[i].Shards["memories"])
+			}
+		}
+		if len(sets) > 1 && st.Shape.Plan.Has(Title) {
+			args := pgx.NamedArgs{"qlower": strings.ToLower(q.Raw), "title_exact_words": s.TitleExactWords, "title_floor": s.TitleFloor}
+			if _, err := tx.Exec(ctx, titleKnownSQL(sets, places), args); err != nil {
+				return nil, interpretError(ctx, err)
+			}
+		}
+		return []string{text}, nil
+	}
+	out, _, err := runEach(ctx, pool, who, []*Statement{st}, q, s, onShard)
+	if err != nil {
+		return nil, "", err
+	}
+	return out[0], text, nil
+}
