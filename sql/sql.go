@@ -239,3 +239,15 @@ var BM25Flush string
 //
 //go:embed read/consolidate_groups.sql
 var ConsolidateGroups string
+
+// ShardRead, ShardProbe and TitleKnown are the pieces statement.ShardSQLSets and
+// RunOnShards write the shard form of several scope sets on one worker from (their comments
+// say how).
+var (
+	//go:embed citus/shard_read.sql
+	ShardRead string
+	//go:embed citus/shard_probe.sql
+	ShardProbe string
+	//go:embed citus/title_known.sql
+	TitleKnown string
+)

@@ -46,7 +46,7 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 	for i, set := range sets {
 		lits[i] = arrayLiteral(set) + "::text[]"
 	}
-	in := "scopes IN (" + strings.Join(lits, ", ") + ")"
+	in := strings.Join(lits, ", ")
 	var bad error
 	text := boundRE.ReplaceAllStringFunc(rst.SQL, func(read string) string {
 		table := boundRE.FindStringSubmatch(read)[1]
@@ -63,7 +63,7 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 		}
 		parts := make([]string, len(shards))
 		for i, sh := range shards {
-			parts[i] = "SELECT * FROM " + sh + " WHERE " + in
+			parts[i] = fill(sqltext.ShardRead, "shard", sh, "sets", in)
 		}
 		return "(" + strings.Join(parts, " UNION ALL ") + ")"
 	})
@@ -74,7 +74,7 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 		m := routedProbeRE.FindStringSubmatch(call)
 		parts := make([]string, len(lits))
 		for i, lit := range lits {
-			parts[i] = "SELECT * FROM recall.probe_" + m[1] + "_shard(" + lit + ", " + m[2] + ")"
+			parts[i] = fill(sqltext.ShardProbe, "probe", m[1], "set", lit, "args", m[2])
 		}
 		return "(" + strings.Join(parts, " UNION ALL ") + ") " + m[3]
 	})
@@ -92,16 +92,33 @@ func titleKnownSQL(sets [][]string, places []Placement) string {
 	for i, set := range sets {
 		lits[i] = arrayLiteral(set) + "::text[]"
 	}
-	in := "scopes IN (" + strings.Join(lits, ", ") + ")"
+	in := strings.Join(lits, ", ")
 	var probes, sources []string
 	for i, lit := range lits {
-		probes = append(probes, "SELECT * FROM recall.probe_titles_shard("+lit+", @qlower::text, @title_exact_words::int, 0, @title_floor::float8)")
-		if sh := "SELECT * FROM " + places[i].Shards["sources"] + " WHERE " + in; !slices.Contains(sources, sh) {
+		probes = append(probes, fill(sqltext.ShardProbe, "probe", "titles", "set", lit,
+			"args", "@qlower::text, @title_exact_words::int, 0, @title_floor::float8"))
+		if sh := fill(sqltext.ShardRead, "shard", places[i].Shards["sources"], "sets", in); !slices.Contains(sources, sh) {
 			sources = append(sources, sh)
 		}
 	}
-	return "SELECT set_config('recall.title_known', coalesce(array_agg(DISTINCT recall.title_key(s.title)), '{}')::text, true) " +
-		"FROM (" + strings.Join(probes, " UNION ALL ") + ") x JOIN (" + strings.Join(sources, " UNION ALL ") + ") s ON s.id = x.id WHERE x.direct"
+	return fill(sqltext.TitleKnown, "probes", strings.Join(probes, " UNION ALL "), "sources", strings.Join(sources, " UNION ALL "))
+}
+
+// fill is a piece of sql/citus/ without its comment lines, on one line, with each {{name}}
+// replaced by the value after it (name, value, name, value, ...).
+func fill(piece string, pairs ...string) string {
+	var lines []string
+	for _, l := range strings.Split(piece, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
+			lines = append(lines, t)
+		}
+	}
+	for i := range pairs {
+		if i%2 == 0 {
+			pairs[i] = "{{" + pairs[i] + "}}"
+		}
+	}
+	return strings.NewReplacer(pairs...).Replace(strings.Join(lines, " "))
 }
 
 // RunOnShards is RunOnShard for the scope sets sets placed at places, all on the worker pool
