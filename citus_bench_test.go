@@ -14,6 +14,7 @@ import (
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/statement"
 )
 
 // BenchmarkCitusRecall: the same writes on the distributed schema (coordinator and two
@@ -24,7 +25,9 @@ import (
 // the single server's (x_single), and each arm's write throughput (memories a second,
 // through Engine.Write in batches of 200). Beside each recall, a browse by a caller of two
 // sets (t and o1: on the cluster read set by set and merged) of a page of 50 at a random
-// offset up to 500, half of them with a text filter: browse2_* and x_single_browse2.
+// offset up to 500, half of them with a text filter: browse2_* and x_single_browse2; and the
+// recall of a caller of t and another set on t's worker, read there (recall2_*,
+// x_single_recall2).
 //
 //	make citus && go test -run '^$' -bench CitusRecall -benchtime 60x .
 func BenchmarkCitusRecall(b *testing.B) {
@@ -87,7 +90,31 @@ func BenchmarkCitusRecall(b *testing.B) {
 		}
 	}
 	two := recall.User{ID: "t2", Read: []string{"t", "o1"}}
-	var times, browses [2][]time.Duration
+	// A caller of t and the first other set on t's worker recalls there (statement.RunOnShards).
+	var near recall.User
+	tx, err := cdb.Runtime.Begin(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	place := func(set string) string {
+		p, err := statement.PlacementOf(ctx, tx, []string{set})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return fmt.Sprintf("%s:%d", p.Host, p.Port)
+	}
+	for _, o := range sets[1:] {
+		if near.ID == "" && place(o) == place("t") {
+			near = recall.User{ID: "near", Read: []string{"t", o}}
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if near.ID == "" {
+		b.Fatal("no other set on t's worker")
+	}
+	var times, browses, nears [2][]time.Duration
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		q := question()
@@ -111,6 +138,14 @@ func BenchmarkCitusRecall(b *testing.B) {
 			}
 			browses[arm] = append(browses[arm], time.Since(t))
 		}
+		for k := range 2 {
+			arm := (i + k) % 2
+			t := time.Now()
+			if _, err := engines[arm].Recall(ctx, near, q, 1000, nil); err != nil {
+				b.Fatal(err)
+			}
+			nears[arm] = append(nears[arm], time.Since(t))
+		}
 	}
 	b.StopTimer()
 	pct := func(d []time.Duration, p float64) float64 {
@@ -123,6 +158,9 @@ func BenchmarkCitusRecall(b *testing.B) {
 	b.ReportMetric(pct(times[1], 0.5), "single_p50_ms")
 	b.ReportMetric(pct(times[1], 0.95), "single_p95_ms")
 	b.ReportMetric(pct(times[0], 0.5)/pct(times[1], 0.5), "x_single")
+	b.ReportMetric(pct(nears[0], 0.5), "recall2_citus_p50_ms")
+	b.ReportMetric(pct(nears[1], 0.5), "recall2_single_p50_ms")
+	b.ReportMetric(pct(nears[0], 0.5)/pct(nears[1], 0.5), "x_single_recall2")
 	b.ReportMetric(pct(browses[0], 0.5), "browse2_citus_p50_ms")
 	b.ReportMetric(pct(browses[1], 0.5), "browse2_single_p50_ms")
 	b.ReportMetric(pct(browses[0], 0.5)/pct(browses[1], 0.5), "x_single_browse2")
