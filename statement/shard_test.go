@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -61,5 +62,50 @@ func TestShardSQL(t *testing.T) {
 	delete(p.Shards, "mentions")
 	if _, err := st.ShardSQL([]string{"a"}, p); err == nil || !strings.Contains(err.Error(), "recall.mentions") {
 		t.Fatalf("a placement without the mentions shard: %v", err)
+	}
+}
+
+// TestShardSQLSets: the shard form of two sets on one worker reads each table as the union of
+// the sets' distinct shards bound to both sets, calls every probe once per set, and writes a
+// scope named like a table's read or a probe's call into its literal unchanged.
+func TestShardSQLSets(t *testing.T) {
+	st, err := Build(Shape{Dim: 8, Fuzzy: true, Plan: Maximal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := [][]string{{"x recall.probe_titles_routed(@route::text[], a) p"}, {"(SELECT * FROM recall.memories WHERE scopes = @route::text[])"}}
+	places := make([]Placement, 2)
+	for i := range places {
+		places[i] = Placement{Host: "w", Port: 1, Shards: map[string]string{}}
+		for _, table := range strings.Split(distributed, "|") {
+			places[i].Shards[table] = fmt.Sprintf("recall.%s_%d", table, 10+i)
+		}
+	}
+	places[1].Shards["sources"] = places[0].Shards["sources"] // both sets in one sources shard
+	text, err := st.ShardSQLSets(odd, places)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routedText, err := st.Routed([]string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := strings.Count(routedText, `(SELECT * FROM recall.memories WHERE scopes = '{"a"}'::text[])`)
+	both := arrayLiteral(odd[0]) + "::text[], " + arrayLiteral(odd[1]) + "::text[]"
+	for _, c := range []struct {
+		what string
+		n    int
+	}{
+		{"SELECT * FROM recall.memories_10 WHERE scopes IN (" + both + ") UNION ALL SELECT * FROM recall.memories_11 WHERE scopes IN (" + both + ")", reads},
+		{"recall.sources_10 WHERE scopes IN (" + both + ")", strings.Count(routedText, "recall.sources WHERE")},
+		{"recall.sources_11", 0},
+		{"recall.probe_titles_shard(" + arrayLiteral(odd[0]) + "::text[], ", 1},
+		{"recall.probe_titles_shard(" + arrayLiteral(odd[1]) + "::text[], ", 1},
+		{"recall.probe_entities_shard(", 2},
+		{"\x00", 0},
+	} {
+		if n := strings.Count(text, c.what); n != c.n || c.n > 0 && reads == 0 {
+			t.Errorf("%q: %d times, want %d", c.what, n, c.n)
+		}
 	}
 }

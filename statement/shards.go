@@ -42,11 +42,15 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 	if err != nil {
 		return "", err
 	}
+	// The sets' literals are written in last, in one pass, where the marks stand: a scope may
+	// be named like a table's read or a probe's call, and must not be rewritten as one.
 	lits := make([]string, len(sets))
+	marks := make([]string, 0, 2*len(sets)+2)
 	for i, set := range sets {
 		lits[i] = arrayLiteral(set) + "::text[]"
+		marks = append(marks, fmt.Sprintf("\x00set%d\x00", i), lits[i])
 	}
-	in := strings.Join(lits, ", ")
+	marks = append(marks, "\x00sets\x00", strings.Join(lits, ", "))
 	var bad error
 	text := boundRE.ReplaceAllStringFunc(rst.SQL, func(read string) string {
 		table := boundRE.FindStringSubmatch(read)[1]
@@ -63,7 +67,7 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 		}
 		parts := make([]string, len(shards))
 		for i, sh := range shards {
-			parts[i] = fill(sqltext.ShardRead, "shard", sh, "sets", in)
+			parts[i] = fill(sqltext.ShardRead, "shard", sh, "sets", "\x00sets\x00")
 		}
 		return "(" + strings.Join(parts, " UNION ALL ") + ")"
 	})
@@ -73,15 +77,15 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 	text = routedProbeRE.ReplaceAllStringFunc(text, func(call string) string {
 		m := routedProbeRE.FindStringSubmatch(call)
 		parts := make([]string, len(lits))
-		for i, lit := range lits {
-			parts[i] = fill(sqltext.ShardProbe, "probe", m[1], "set", lit, "args", m[2])
+		for i := range lits {
+			parts[i] = fill(sqltext.ShardProbe, "probe", m[1], "set", fmt.Sprintf("\x00set%d\x00", i), "args", m[2])
 		}
 		return "(" + strings.Join(parts, " UNION ALL ") + ") " + m[3]
 	})
 	if strings.Contains(text, "@route") {
 		return "", fmt.Errorf("statement: the shard form of %d scope sets left a read unbound to them", len(sets))
 	}
-	return text, nil
+	return strings.NewReplacer(marks...).Replace(text), nil
 }
 
 // titleKnownSQL sets recall.title_known, for the title probes of several sets
