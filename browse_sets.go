@@ -31,12 +31,12 @@ func browseSets(ctx context.Context, tx pgx.Tx, groups [][]string, q BrowseQuery
 	if len(groups) > 1 {
 		limit, offset, before = q.Offset+q.Limit, 0, q.Offset
 	}
-	page := pgx.StrictNamedArgs{"scope": q.Scope, "source": q.Source, "kind": q.Kind, "tag": q.Tag, "text": q.Text,
-		"from": q.From, "to": q.To, "limit": limit, "offset": offset}
-	srcs := pgx.StrictNamedArgs{"scope": q.Scope, "limit": BrowseSourcesLimit}
 	if len(groups) == 0 {
 		return nil, nil, 0, nil
 	}
+	page := pgx.StrictNamedArgs{"scope": q.Scope, "source": q.Source, "kind": q.Kind, "tag": q.Tag, "text": q.Text,
+		"from": q.From, "to": q.To, "limit": limit, "offset": offset}
+	srcs := pgx.StrictNamedArgs{"scope": q.Scope, "limit": BrowseSourcesLimit}
 	batch := &pgx.Batch{}
 	for _, g := range groups {
 		batch.Queue(g[0], page)
@@ -98,16 +98,9 @@ func pageOf(memories []browseRow, sources []sourceRow, before int, q BrowseQuery
 		return cmp.Compare(b.InternalID, a.InternalID)
 	})
 	slices.SortStableFunc(sources, func(a, b sourceRow) int {
-		// Descending with nulls last: b's value against a's, a nil after any value.
-		switch {
-		case a.OccurredAt == nil && b.OccurredAt != nil:
-			return 1
-		case a.OccurredAt != nil && b.OccurredAt == nil:
-			return -1
-		case a.OccurredAt != nil:
-			if c := b.OccurredAt.Compare(*a.OccurredAt); c != 0 {
-				return c
-			}
+		// Descending with nulls last: nil after every value, values compared the other way.
+		if c := nullsLast(a.OccurredAt, b.OccurredAt, func(x, y time.Time) int { return y.Compare(x) }); c != 0 {
+			return c
 		}
 		return cmp.Compare(b.InternalID, a.InternalID)
 	})

@@ -81,21 +81,13 @@ func directPlace(ctx context.Context, pool Beginner, who Scopes) (sets [][]strin
 	if !scope.Distributed(tx) {
 		return nil, nil, nil, false, nil
 	}
-	set, err := OneSet(ctx, tx)
-	switch {
-	case errors.Is(err, ErrManySets):
-		if sets, err = visibleSets(ctx, tx, sqltext.VisibleSetsAll); err != nil {
-			return nil, nil, nil, false, err
-		}
-		if len(sets) > MaxDirectSets {
-			return nil, nil, nil, false, nil
-		}
-	case err != nil:
+	// Every set at once (one read across the shards, as OneSet's): a caller of one set reads
+	// one row either way, and one of several needs them all.
+	if sets, err = visibleSets(ctx, tx, sqltext.VisibleSetsAll); err != nil {
 		return nil, nil, nil, false, err
-	case len(set) == 0:
+	}
+	if len(sets) == 0 || len(sets) > MaxDirectSets {
 		return nil, nil, nil, false, nil
-	default:
-		sets = [][]string{set}
 	}
 	for _, set := range sets {
 		key := placementKey(tx, set)

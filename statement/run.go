@@ -205,15 +205,17 @@ func RouteReadSets(ctx context.Context, tx pgx.Tx, sqls ...string) ([][]string, 
 	if err != nil {
 		return nil, err
 	}
+	routed := make([]string, len(sqls))
+	for i, sql := range sqls {
+		if routed[i], err = routedReads.get(sql); err != nil {
+			return nil, err
+		}
+	}
 	out := make([][]string, len(sets))
 	for s, set := range sets {
-		out[s] = make([]string, len(sqls))
-		for i, sql := range sqls {
-			routed, err := routedReads.get(sql)
-			if err != nil {
-				return nil, err
-			}
-			out[s][i] = bindRoute(routed, set)
+		out[s] = make([]string, len(routed))
+		for i, r := range routed {
+			out[s][i] = bindRoute(r, set)
 		}
 	}
 	return out, nil

@@ -53,23 +53,12 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 	marks = append(marks, "\x00sets\x00", strings.Join(lits, ", "))
 	var bad error
 	text := boundRE.ReplaceAllStringFunc(rst.SQL, func(read string) string {
-		table := boundRE.FindStringSubmatch(read)[1]
-		var shards []string
-		for _, p := range places {
-			sh, ok := p.Shards[table]
-			if !ok {
-				bad = fmt.Errorf("statement: the placement names no shard of recall.%s", table)
-				return read
-			}
-			if !slices.Contains(shards, sh) {
-				shards = append(shards, sh)
-			}
+		union, err := shardUnion(boundRE.FindStringSubmatch(read)[1], places, "\x00sets\x00")
+		if err != nil {
+			bad = err
+			return read
 		}
-		parts := make([]string, len(shards))
-		for i, sh := range shards {
-			parts[i] = fill(sqltext.ShardRead, "shard", sh, "sets", "\x00sets\x00")
-		}
-		return "(" + strings.Join(parts, " UNION ALL ") + ")"
+		return "(" + union + ")"
 	})
 	if bad != nil {
 		return "", bad
@@ -78,7 +67,7 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 		m := routedProbeRE.FindStringSubmatch(call)
 		parts := make([]string, len(lits))
 		for i := range lits {
-			parts[i] = fill(sqltext.ShardProbe, "probe", m[1], "set", fmt.Sprintf("\x00set%d\x00", i), "args", m[2])
+			parts[i] = fill(shardProbe, "probe", m[1], "set", fmt.Sprintf("\x00set%d\x00", i), "args", m[2])
 		}
 		return "(" + strings.Join(parts, " UNION ALL ") + ") " + m[3]
 	})
@@ -91,38 +80,65 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 // titleKnownSQL sets recall.title_known, for the title probes of several sets
 // (sql/lanes/title_probe.sql), to the keys of the titles the query names exactly in any of
 // them: each set's exact branch alone (no fuzzy words), over the sets' sources shards.
-func titleKnownSQL(sets [][]string, places []Placement) string {
+func titleKnownSQL(sets [][]string, places []Placement) (string, error) {
 	lits := make([]string, len(sets))
+	probes := make([]string, len(sets))
 	for i, set := range sets {
 		lits[i] = arrayLiteral(set) + "::text[]"
+		probes[i] = fill(shardProbe, "probe", "titles", "set", lits[i], "args", "@qlower::text, @title_exact_words::int, 0, @title_floor::float8")
 	}
-	in := strings.Join(lits, ", ")
-	var probes, sources []string
-	for i, lit := range lits {
-		probes = append(probes, fill(sqltext.ShardProbe, "probe", "titles", "set", lit,
-			"args", "@qlower::text, @title_exact_words::int, 0, @title_floor::float8"))
-		if sh := fill(sqltext.ShardRead, "shard", places[i].Shards["sources"], "sets", in); !slices.Contains(sources, sh) {
-			sources = append(sources, sh)
-		}
+	sources, err := shardUnion("sources", places, strings.Join(lits, ", "))
+	if err != nil {
+		return "", err
 	}
-	return fill(sqltext.TitleKnown, "probes", strings.Join(probes, " UNION ALL "), "sources", strings.Join(sources, " UNION ALL "))
+	return fill(titleKnown, "probes", strings.Join(probes, " UNION ALL "), "sources", sources), nil
 }
 
-// fill is a piece of sql/citus/ without its comment lines, on one line, with each {{name}}
-// replaced by the value after it (name, value, name, value, ...).
-func fill(piece string, pairs ...string) string {
+// shardUnion is the read of table in the shard form of several sets: each distinct shard of
+// it that places name, bound to sets (their literals, comma-separated), joined by UNION ALL.
+func shardUnion(table string, places []Placement, sets string) (string, error) {
+	var shards []string
+	for _, p := range places {
+		sh, ok := p.Shards[table]
+		if !ok {
+			return "", fmt.Errorf("statement: the placement names no shard of recall.%s", table)
+		}
+		if !slices.Contains(shards, sh) {
+			shards = append(shards, sh)
+		}
+	}
+	parts := make([]string, len(shards))
+	for i, sh := range shards {
+		parts[i] = fill(shardRead, "shard", sh, "sets", sets)
+	}
+	return strings.Join(parts, " UNION ALL "), nil
+}
+
+// The pieces of sql/citus/ the shard form of several sets is written from, each on one line
+// without its comments.
+var shardRead, shardProbe, titleKnown = oneLine(sqltext.ShardRead), oneLine(sqltext.ShardProbe), oneLine(sqltext.TitleKnown)
+
+func oneLine(piece string) string {
 	var lines []string
 	for _, l := range strings.Split(piece, "\n") {
 		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
 			lines = append(lines, t)
 		}
 	}
-	for i := range pairs {
+	return strings.Join(lines, " ")
+}
+
+// fill is piece with each {{name}} replaced, in one pass, by the value after it (name, value,
+// name, value, ...).
+func fill(piece string, pairs ...string) string {
+	r := make([]string, len(pairs))
+	for i, v := range pairs {
 		if i%2 == 0 {
-			pairs[i] = "{{" + pairs[i] + "}}"
+			v = "{{" + v + "}}"
 		}
+		r[i] = v
 	}
-	return strings.NewReplacer(pairs...).Replace(strings.Join(lines, " "))
+	return strings.NewReplacer(r...).Replace(piece)
 }
 
 // RunOnShards is RunOnShard for the scope sets sets placed at places, all on the worker pool
@@ -146,7 +162,11 @@ func RunOnShards(ctx context.Context, pool Beginner, who Scopes, st *Statement, 
 		}
 		if len(sets) > 1 && st.Shape.Plan.Has(Title) {
 			args := pgx.NamedArgs{"qlower": strings.ToLower(q.Raw), "title_exact_words": s.TitleExactWords, "title_floor": s.TitleFloor}
-			if _, err := tx.Exec(ctx, titleKnownSQL(sets, places), args); err != nil {
+			known, err := titleKnownSQL(sets, places)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := tx.Exec(ctx, known, args); err != nil {
 				return nil, interpretError(ctx, err)
 			}
 		}
