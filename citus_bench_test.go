@@ -27,7 +27,8 @@ import (
 // sets (t and o1: on the cluster read set by set and merged) of a page of 50 at a random
 // offset up to 500, half of them with a text filter: browse2_* and x_single_browse2; and the
 // recall of a caller of t and another set on t's worker, read there (recall2_*,
-// x_single_recall2).
+// x_single_recall2), and of t and a set on the other worker, read in rounds on both
+// (statement.RunSpread: apart_*, x_single_apart).
 //
 //	make citus && go test -run '^$' -bench CitusRecall -benchtime 60x .
 func BenchmarkCitusRecall(b *testing.B) {
@@ -91,7 +92,7 @@ func BenchmarkCitusRecall(b *testing.B) {
 	}
 	two := recall.User{ID: "t2", Read: []string{"t", "o1"}}
 	// A caller of t and the first other set on t's worker recalls there (statement.RunOnShards).
-	var near recall.User
+	var near, far recall.User
 	tx, err := cdb.Runtime.Begin(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -107,14 +108,17 @@ func BenchmarkCitusRecall(b *testing.B) {
 		if near.ID == "" && place(o) == place("t") {
 			near = recall.User{ID: "near", Read: []string{"t", o}}
 		}
+		if far.ID == "" && place(o) != place("t") {
+			far = recall.User{ID: "far", Read: []string{"t", o}}
+		}
 	}
 	if err := tx.Rollback(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if near.ID == "" {
-		b.Fatal("no other set on t's worker")
+	if near.ID == "" || far.ID == "" {
+		b.Fatalf("the other sets are not on both workers (near %v, far %v)", near.Read, far.Read)
 	}
-	var times, browses, nears [2][]time.Duration
+	var times, browses, nears, fars [2][]time.Duration
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		q := question()
@@ -146,6 +150,14 @@ func BenchmarkCitusRecall(b *testing.B) {
 			}
 			nears[arm] = append(nears[arm], time.Since(t))
 		}
+		for k := range 2 {
+			arm := (i + k) % 2
+			t := time.Now()
+			if _, err := engines[arm].Recall(ctx, far, q, 1000, nil); err != nil {
+				b.Fatal(err)
+			}
+			fars[arm] = append(fars[arm], time.Since(t))
+		}
 	}
 	b.StopTimer()
 	pct := func(d []time.Duration, p float64) float64 {
@@ -161,6 +173,9 @@ func BenchmarkCitusRecall(b *testing.B) {
 	b.ReportMetric(pct(nears[0], 0.5), "recall2_citus_p50_ms")
 	b.ReportMetric(pct(nears[1], 0.5), "recall2_single_p50_ms")
 	b.ReportMetric(pct(nears[0], 0.5)/pct(nears[1], 0.5), "x_single_recall2")
+	b.ReportMetric(pct(fars[0], 0.5), "apart_citus_p50_ms")
+	b.ReportMetric(pct(fars[1], 0.5), "apart_single_p50_ms")
+	b.ReportMetric(pct(fars[0], 0.5)/pct(fars[1], 0.5), "x_single_apart")
 	b.ReportMetric(pct(browses[0], 0.5), "browse2_citus_p50_ms")
 	b.ReportMetric(pct(browses[1], 0.5), "browse2_single_p50_ms")
 	b.ReportMetric(pct(browses[0], 0.5)/pct(browses[1], 0.5), "x_single_browse2")

@@ -2,7 +2,6 @@ package recall_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -15,12 +14,13 @@ import (
 	"github.com/recall-engine/recall/statement"
 )
 
-// TestCitusManySetsOneWorker: a caller of several scope sets whose shards are all on one
-// worker recalls there (statement.RunOnShards) and gets the pack a single server gives for
-// the same writes, every plan, random questions, items of its sets only; a caller of sets on
-// two workers is still refused with ErrManySets. Which sets share a worker is read from the
-// cluster's placement, so the test holds whatever the hash puts where.
-func TestCitusManySetsOneWorker(t *testing.T) {
+// TestCitusManySets: a caller of several scope sets gets the pack a single server gives for
+// the same writes, every plan, random questions, items of its sets only: sets whose shards
+// are all on one worker are read there (statement.RunOnShards), sets on two workers in rounds
+// on both (statement.RunSpread), two sets apart, three with two of them together, all eight.
+// Which sets share a worker is read from the cluster's placement, so the test holds whatever
+// the hash puts where.
+func TestCitusManySets(t *testing.T) {
 	t.Parallel()
 	cdb, sdb := distributedPair(t)
 	ctx := context.Background()
@@ -49,13 +49,39 @@ func TestCitusManySetsOneWorker(t *testing.T) {
 		t.Fatalf("eight sets on the workers: %v (want two on one worker, and two workers)", byWorker)
 	}
 	slices.SortFunc(together, func(a, b []string) int { return strings.Compare(strings.Join(a, ""), strings.Join(b, "")) })
+	slices.Sort(apart)
+	readers := append(slices.Clone(together), apart[:2], sets)
+	for _, tw := range together {
+		if !slices.Contains(tw, apart[1]) && !slices.Contains(tw, apart[0]) || len(tw) != 2 {
+			continue
+		}
+		other := apart[0]
+		if slices.Contains(tw, other) {
+			other = apart[1]
+		}
+		readers = append(readers, append(slices.Clone(tw), other))
+		break
+	}
 
 	now := start.Add(30 * 24 * time.Hour)
 	plans := []statement.Plan{statement.Maximal}
 	for _, l := range statement.Lanes() {
 		plans = append(plans, statement.Only(l))
 	}
-	for qi := range 8 {
+	// Then again with every lane's cut and every merge bound tight, so each round's merge cuts
+	// what some worker returned (the walk's frontier, the probes' best, every lane's depth).
+	tight := engines[0].Settings()
+	tight.BM25K, tight.VectorK, tight.MentionK, tight.TitleK, tight.TemporalK, tight.ContextK, tight.GraphK = 6, 6, 4, 3, 4, 6, 4
+	tight.GraphFrontier, tight.GraphEntities, tight.GraphPool, tight.GraphSeedHits = 5, 3, 4, 3
+	tight.MentionEntitiesK, tight.TitleSourcesK, tight.K, tight.ContextHits = 2, 1, 12, 2
+	for qi := range 12 {
+		if qi == 8 {
+			for _, e := range engines {
+				if err := e.SetSettings(tight); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		q := names[r.IntN(len(names))] + " " + words[r.IntN(len(words))] + " " + words[r.IntN(len(words))] + "?"
 		switch qi % 4 {
 		case 1:
@@ -65,7 +91,7 @@ func TestCitusManySetsOneWorker(t *testing.T) {
 		case 3:
 			q = "Who lives in Edo near the " + words[r.IntN(len(words))] + "?"
 		}
-		for _, read := range together {
+		for _, read := range readers {
 			user := recall.User{ID: "r" + strings.Join(read, ""), Read: read}
 			for _, plan := range plans {
 				opts := func() *recall.Options {
@@ -99,10 +125,13 @@ func TestCitusManySetsOneWorker(t *testing.T) {
 	if n := strings.Count(tr.SQL, "recall.probe_entities_shard("); n != len(read) || !strings.Contains(tr.SQL, " UNION ALL ") {
 		t.Fatalf("the trace's SQL probes entities %d times for %d sets:\n%.600s", n, len(read), tr.SQL)
 	}
-	// Sets on two workers: refused, typed.
-	two := recall.User{ID: "apart", Read: apart[:2]}
-	if _, err := engines[0].Recall(ctx, two, "Alice Martin ferry?", 600, &recall.Options{Now: now}); !errors.Is(err, statement.ErrManySets) {
-		t.Fatalf("a caller of %v (two workers): %v, want ErrManySets", apart[:2], err)
+	// Sets on two workers: the lanes round ran on both.
+	tr, err = engines[0].Trace(ctx, recall.User{ID: "t2", Read: apart[:2]}, "Who visited the harbor with Bob Stone?", 600, &recall.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(tr.SQL, "-- the lanes round on "); n != 2 {
+		t.Fatalf("the trace of a caller of %v shows %d workers' rounds:\n%.600s", apart[:2], n, tr.SQL)
 	}
 }
 

@@ -251,3 +251,9 @@ var (
 	//go:embed citus/title_known.sql
 	TitleKnown string
 )
+
+// Spread holds the pieces of a recall across workers (statement/spread.go), a Go
+// text/template executed by block name.
+//
+//go:embed citus/spread.sql
+var Spread string

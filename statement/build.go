@@ -115,11 +115,13 @@ func Build(shape Shape) (*Statement, error) {
 		}
 	}
 	for _, l := range plan.Lanes() {
-		ctes = append(ctes, fragment(lanes[l].name, shape.Dim))
+		for _, f := range l.fragments() {
+			ctes = append(ctes, fragment(f, shape.Dim))
+		}
 	}
-	ctes = append(ctes, fusion(plan), fragment("output", 0))
+	ctes = append(ctes, fusion(plan), fragment("output_access", 0), fragment("output", 0))
 
-	sql := "WITH RECURSIVE\n" + strings.Join(ctes, ",\n") + "\n"
+	sql := withQuery(ctes, "")
 	sql = strings.Replace(sql, "{{graph_context}}", graphContext(plan, needs[inEntities]), 1)
 	if m := markerRE.FindString(sql); m != "" {
 		return nil, fmt.Errorf("statement: marker %s left in the statement", m)
@@ -140,6 +142,12 @@ func Build(shape Shape) (*Statement, error) {
 	}
 	slices.Sort(names)
 	return &Statement{Shape: shape, SQL: sql, Binds: names, Lanes: plan.Lanes()}, nil
+}
+
+// withQuery is one statement of the WITH queries ctes and then sel (empty when the last of
+// ctes ends with the statement's own SELECT).
+func withQuery(ctes []string, sel string) string {
+	return "WITH RECURSIVE\n" + strings.Join(ctes, ",\n") + "\n" + sel
 }
 
 // graphContext is output.sql's graph context expression for plan: the relations between a

@@ -32,11 +32,14 @@ func placementKey(tx pgx.Tx, set []string) string {
 // RunDirect is RunText that, for a caller of one scope set on a distributed Citus schema,
 // reads the set's shards on their worker (RunOnShard; shard.go says why), which keeps its
 // plan where the routed statement is planned at every call; for a caller of several sets
-// whose shards are all on one worker, reads them there together (RunOnShards, shards.go).
-// The sets and their placements are read on the coordinator first. Anywhere else (one
-// server, a caller of no set, or of sets on several workers: ErrManySets), and when the shard
-// read fails for the cluster's reasons (the worker cannot be reached, a shard is no longer
-// there), it is RunText: the routed statement through the coordinator.
+// whose shards are all on one worker, reads them there together (RunOnShards, shards.go);
+// for one of sets on several workers, in rounds on each (RunSpread, spread.go). The sets and
+// their placements are read on the coordinator first. Anywhere else (one server, a caller of
+// no set, or of more than MaxDirectSets: ErrManySets), and when the read of one set's shards
+// fails for the cluster's reasons (the worker cannot be reached, a shard is no longer there),
+// it is RunText: the routed statement through the coordinator. When a read of several sets
+// fails so, their placements are dropped and the error returned: the next call reads them
+// again.
 func RunDirect(ctx context.Context, pool Beginner, workers Workers, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, string, error) {
 	sets, keys, places, ok, err := directPlace(ctx, pool, who)
 	if err != nil {
@@ -45,12 +48,19 @@ func RunDirect(ctx context.Context, pool Beginner, workers Workers, who Scopes, 
 	if !ok || workers == nil {
 		return RunText(ctx, pool, who, st, q, s)
 	}
-	wp, err := workers(ctx, places[0].Host, places[0].Port)
-	if err == nil {
-		var out []Candidate
-		var text string
-		if out, text, err = RunOnShards(ctx, wp, who, st, sets, places, q, s); err == nil {
+	var out []Candidate
+	var text string
+	if apart(places) {
+		// Sets on several workers: the rounds of spread.go.
+		if out, text, err = RunSpread(ctx, pool, workers, who, st, sets, places, q, s); err == nil {
 			return out, text, nil
+		}
+	} else {
+		wp, err2 := workers(ctx, places[0].Host, places[0].Port)
+		if err = err2; err == nil {
+			if out, text, err = RunOnShards(ctx, wp, who, st, sets, places, q, s); err == nil {
+				return out, text, nil
+			}
 		}
 	}
 	if ctx.Err() != nil || !clusterFailure(err) {
@@ -60,15 +70,25 @@ func RunDirect(ctx context.Context, pool Beginner, workers Workers, who Scopes, 
 		placements.Delete(key)
 	}
 	if len(sets) > 1 {
-		// The routed statement is of one set: the sets may have moved apart.
-		return nil, "", ErrManySets
+		// The sets may have moved: the next call reads their placements again.
+		return nil, "", err
 	}
 	return RunText(ctx, pool, who, st, q, s)
 }
 
+// apart reports whether places name more than one worker.
+func apart(places []Placement) bool {
+	for _, p := range places[1:] {
+		if p.Host != places[0].Host || p.Port != places[0].Port {
+			return true
+		}
+	}
+	return false
+}
+
 // directPlace reads, on the coordinator as the caller, the scope sets the caller sees and
-// where their shards are; ok is false when the read is not for shards on one worker (the
-// schema not distributed, no set seen, more than MaxDirectSets, or sets on several workers).
+// where their shards are; ok is false when the read is not for the workers (the schema not
+// distributed, no set seen, or more than MaxDirectSets).
 func directPlace(ctx context.Context, pool Beginner, who Scopes) (sets [][]string, keys []string, places []Placement, ok bool, err error) {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -100,11 +120,7 @@ func directPlace(ctx context.Context, pool Beginner, who Scopes) (sets [][]strin
 			placements.Store(key, place)
 			p = place
 		}
-		place := p.(Placement)
-		if len(places) > 0 && (place.Host != places[0].Host || place.Port != places[0].Port) {
-			return nil, nil, nil, false, nil
-		}
-		keys, places = append(keys, key), append(places, place)
+		keys, places = append(keys, key), append(places, p.(Placement))
 	}
 	return sets, keys, places, true, nil
 }

@@ -43,6 +43,17 @@ type laneDef struct {
 	inputs []input
 	// direct: the lane's rows carry a direct column (the query names their source).
 	direct bool
+	// parts are the fragments that define the lane, in order, when it is not one file of its
+	// name (the graph lane is four, which a cross-worker recall runs apart: spread.go).
+	parts []string
+}
+
+// fragments are the names of the sql/lanes/ files that define lane l.
+func (l Lane) fragments() []string {
+	if p := lanes[l].parts; p != nil {
+		return p
+	}
+	return []string{lanes[l].name}
 }
 
 // lanes is the registry: sql/lanes/<name>.sql defines <name>_lane (id, rank, score), reading
@@ -50,10 +61,11 @@ type laneDef struct {
 // (with rrf_k 2) were fitted by aizk-eval tune on the development data, SciFact's train split
 // and LoCoMo's three development conversations, built-in embedder: eval/results/README.md.
 var lanes = [NumLanes]laneDef{
-	Vector:   {name: "vector", weight: 0.05, depth: "vector_k", inputs: []input{inVector}},
-	BM25:     {name: "bm25", weight: 0.7, depth: "bm25_k", inputs: []input{inLexical}},
-	Mention:  {name: "mention", weight: 0.1, depth: "mention_k", inputs: []input{inEntities}},
-	Graph:    {name: "graph", weight: 0.05, depth: "graph_k", inputs: []input{inVector, inLexical, inEntities}},
+	Vector:  {name: "vector", weight: 0.05, depth: "vector_k", inputs: []input{inVector}},
+	BM25:    {name: "bm25", weight: 0.7, depth: "bm25_k", inputs: []input{inLexical}},
+	Mention: {name: "mention", weight: 0.1, depth: "mention_k", inputs: []input{inEntities}},
+	Graph: {name: "graph", weight: 0.05, depth: "graph_k", inputs: []input{inVector, inLexical, inEntities},
+		parts: []string{"graph_seed", "graph_walk", "graph_rank", "graph_score"}},
 	Temporal: {name: "temporal", weight: 0.25, depth: "temporal_k"},
 	Title:    {name: "title", weight: 0.15, depth: "title_k", direct: true},
 	Context:  {name: "context", weight: 1, depth: "context_k", inputs: []input{inLexical}},

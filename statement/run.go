@@ -127,12 +127,12 @@ func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 	return out, sqls, nil
 }
 
-// ErrManySets is returned on a Citus cluster for a recall by a caller who sees more than one
-// scope set, unless their shards are all on one worker (RunDirect reads them there): the
-// routed statement is of one scope set, and a recall across workers is not built yet
-// (docs/SCALING.md). Reads whose rows each belong to one set are read set by set instead
-// (RouteReadSets).
-var ErrManySets = errors.New("statement: on a Citus cluster a recall is of one scope set; the caller sees several")
+// ErrManySets is returned on a Citus cluster by RunText for a recall by a caller who sees more
+// than one scope set (the routed statement is of one), and so by RunDirect when it has no
+// workers' pools or the caller sees more than MaxDirectSets sets; RunDirect reads up to that
+// many on their workers (RunOnShards, RunSpread). Reads whose rows each belong to one set are
+// read set by set instead (RouteReadSets).
+var ErrManySets = errors.New("statement: on a Citus cluster this recall cannot read the caller's several scope sets (more than 16, or no worker pools)")
 
 // routeOnCitus returns the text each statement runs as: on one server (and on a Citus
 // coordinator whose tables are not distributed) its own; on a distributed schema its routed

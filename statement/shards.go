@@ -17,11 +17,10 @@ import (
 // sets' shards, each bound to the sets, and each probe run once per set (a probe's answer is
 // its set's matches, and the sets' answers together are the caller's). The rows read are
 // exactly those one server's statement reads for the caller, so its answer is one server's
-// (TestCitusManySetsOneWorker). Sets on different workers are still refused (ErrManySets):
-// docs/SCALING.md says what reading across workers would take.
+// (TestCitusManySets). Sets on different workers are read in rounds on each (spread.go).
 
-// MaxDirectSets is how many scope sets a caller may see and still be read on one worker: the
-// statement's text grows with each.
+// MaxDirectSets is how many scope sets a caller may see and still be read on their workers
+// (one worker's text names each of its sets).
 const MaxDirectSets = 16
 
 var (
@@ -42,6 +41,13 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 	if err != nil {
 		return "", err
 	}
+	return shardSets(rst.SQL, sets, places)
+}
+
+// shardSets writes routed, a routed text, in the shard form of the scope sets sets placed at
+// places (one worker): every distributed table read as the union of the sets' shards bound to
+// the sets, each probe's call once per set.
+func shardSets(routed string, sets [][]string, places []Placement) (string, error) {
 	// The sets' literals are written in last, in one pass, where the marks stand: a scope may
 	// be named like a table's read or a probe's call, and must not be rewritten as one.
 	lits := make([]string, len(sets))
@@ -52,7 +58,7 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 	}
 	marks = append(marks, "\x00sets\x00", strings.Join(lits, ", "))
 	var bad error
-	text := boundRE.ReplaceAllStringFunc(rst.SQL, func(read string) string {
+	text := boundRE.ReplaceAllStringFunc(routed, func(read string) string {
 		union, err := shardUnion(boundRE.FindStringSubmatch(read)[1], places, "\x00sets\x00")
 		if err != nil {
 			bad = err

@@ -27,9 +27,13 @@ context_scored AS MATERIALIZED (
   -- A memory without a place: its own BM25, which bm25_scored has already summed.
   SELECT c.id, c.score FROM bm25_scored c WHERE NOT c.positioned
 ),
+-- The context_k best: a question among them hands its score on.
+context_top AS MATERIALIZED (
+  SELECT id, score FROM context_scored ORDER BY score DESC, id LIMIT @context_k::int
+),
 context_handoff AS (
-  SELECT n.id, @context_handoff::float8 * c.score AS score
-  FROM (SELECT id, score FROM context_scored ORDER BY score DESC, id LIMIT @context_k::int) c
+  SELECT n.id, q.id AS question, @context_handoff::float8 * c.score AS score
+  FROM context_top c
   JOIN recall.memories q ON q.id = c.id
   JOIN recall.memories n ON n.source_id = q.source_id AND n.position = q.position + 1
   WHERE @context_handoff::float8 > 0 AND q.is_question AND n.scopes = q.scopes AND n.speaker <> q.speaker

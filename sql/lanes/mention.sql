@@ -14,8 +14,10 @@ mention_weights AS MATERIALIZED (
 ),
 -- Memories that mention the same named entities tie, and share their mid rank: the lane
 -- cannot tell them apart, so none of them gets a better rank than the others by its id.
+-- ties counts them, before the LIMIT (a cross-worker recall numbers the ranks again: spread.go).
 mention_lane AS (
-  SELECT x.id, rank() OVER (ORDER BY x.score DESC) + (count(*) OVER (PARTITION BY x.score) - 1) / 2 AS rank, x.score
+  SELECT x.id, rank() OVER (ORDER BY x.score DESC) + (count(*) OVER (PARTITION BY x.score) - 1) / 2 AS rank, x.score,
+         count(*) OVER (PARTITION BY x.score) AS ties
   FROM (
     SELECT mn.memory_id AS id, sum(mw.w ORDER BY mw.id) AS score
     FROM mention_weights mw

@@ -4,20 +4,15 @@
 -- (why 'answer'), and the turn before a reply of at most context_short words ('reply_to'). A
 -- neighbour has the candidate's source and scope set, passes the filters, and holds
 -- (recall.holds); a candidate that does not hold brings none.
--- The recency and frequency terms need every candidate's access row; the memory, its source
--- and its entity names are read only for the k kept. A summary comes with the visible
+-- The recency and frequency terms (output_access.sql) need every candidate's access row; the
+-- memory, its source and its entity names are read only for the k kept. A summary comes with the visible
 -- memories it covers (covers). With @graph_context, each candidate comes with the visible
 -- relations between an entity it mentions and one the query names ({{graph_context}}: the
 -- graph_context_k with the most graph mass, NULL for a plan without the query's entities).
 output_top AS MATERIALIZED (
-  SELECT f.*,
-         f.rrf
-           + @w_recency::float8 * coalesce(exp(-ln(2) * extract(epoch FROM @now::timestamptz - ac.last_accessed) / @recency_half_life::float8), 0)
-           + @w_frequency::float8 * ln(1 + coalesce(ac.access_count, 0)) AS fused,
-         ac.last_accessed, coalesce(ac.access_count, 0) AS access_count
-  FROM fused_rrf f
-  LEFT JOIN recall.memory_access ac ON ac.memory_id = f.id
-  ORDER BY fused DESC, f.id
+  SELECT a.*, a.rrf + a.recency + a.frequency AS fused
+  FROM output_access a
+  ORDER BY fused DESC, a.id
   LIMIT @k::int
 ),
 output_hits AS MATERIALIZED (

@@ -106,11 +106,11 @@ temporal_refers AS MATERIALIZED (
   ) x
 ),
 temporal_candidates AS MATERIALIZED (
-  SELECT f.id, f.occurred_start, f.occurred_end FROM temporal_fwd f WHERE f.ok
+  SELECT f.id, f.occurred_start, f.occurred_end, false AS tail FROM temporal_fwd f WHERE f.ok
   UNION ALL
-  SELECT r.id, r.refers_start, r.refers_end - interval '1 microsecond' FROM temporal_refers r
+  SELECT r.id, r.refers_start, r.refers_end - interval '1 microsecond', false FROM temporal_refers r
   UNION ALL
-  SELECT y.id, y.occurred_start, y.occurred_end FROM (
+  SELECT y.id, y.occurred_start, y.occurred_end, true FROM (
     SELECT b.id, b.occurred_start, b.occurred_end FROM temporal_bwd b WHERE b.ok
     UNION ALL
     SELECT l.id, l.occurred_start, l.occurred_end FROM temporal_long l
@@ -118,16 +118,23 @@ temporal_candidates AS MATERIALIZED (
     LIMIT @temporal_k::int
   ) y
 ),
+-- Each candidate's gap to the window and distance to its middle, in seconds. tail marks the
+-- candidates before the middle, of which only the temporal_k latest count over every visible
+-- scope set (a recall across workers cuts them again when it merges: spread.go).
+temporal_gaps AS (
+  SELECT c.id, c.tail, c.occurred_start,
+         greatest(extract(epoch FROM @t_start::timestamptz - coalesce(c.occurred_end, c.occurred_start)),
+                  extract(epoch FROM c.occurred_start - @t_end::timestamptz), 0)::float8 AS gap,
+         abs(extract(epoch FROM c.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2)))::float8 AS mid
+  FROM temporal_candidates c
+),
 -- A memory found both by its occurred time and by the time it refers to takes the nearer.
 temporal_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.gap, x.mid, x.id) AS rank,
          1 / (1 + x.gap / @temporal_scale::float8) AS score
   FROM (
-    SELECT c.id,
-           min(greatest(extract(epoch FROM @t_start::timestamptz - coalesce(c.occurred_end, c.occurred_start)),
-                        extract(epoch FROM c.occurred_start - @t_end::timestamptz), 0))::float8 AS gap,
-           min(abs(extract(epoch FROM c.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2))))::float8 AS mid
-    FROM temporal_candidates c
+    SELECT c.id, min(c.gap) AS gap, min(c.mid) AS mid
+    FROM temporal_gaps c
     GROUP BY c.id
     ORDER BY gap, mid, c.id
     LIMIT @temporal_k::int

@@ -15,9 +15,10 @@ title_sources AS MATERIALIZED (
   LIMIT @title_sources_k::int
 ),
 -- The memories of one source, and of sources named equally well, tie and share their mid
--- rank (as mention's).
+-- rank (as mention's, with their count, ties).
 title_lane AS (
-  SELECT m.id, rank() OVER (ORDER BY t.sim DESC) + (count(*) OVER (PARTITION BY t.sim) - 1) / 2 AS rank, t.sim AS score, t.direct
+  SELECT m.id, rank() OVER (ORDER BY t.sim DESC) + (count(*) OVER (PARTITION BY t.sim) - 1) / 2 AS rank, t.sim AS score, t.direct,
+         count(*) OVER (PARTITION BY t.sim) AS ties
   FROM title_sources t
   JOIN recall.memories m ON m.source_id = t.id
   WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})

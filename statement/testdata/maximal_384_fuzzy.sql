@@ -133,7 +133,8 @@ mention_weights AS MATERIALIZED (
   CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id AND NOT mn.speaker) d
 ),
 mention_lane AS (
-  SELECT x.id, rank() OVER (ORDER BY x.score DESC) + (count(*) OVER (PARTITION BY x.score) - 1) / 2 AS rank, x.score
+  SELECT x.id, rank() OVER (ORDER BY x.score DESC) + (count(*) OVER (PARTITION BY x.score) - 1) / 2 AS rank, x.score,
+         count(*) OVER (PARTITION BY x.score) AS ties
   FROM (
     SELECT mn.memory_id AS id, sum(mw.w ORDER BY mw.id) AS score
     FROM mention_weights mw
@@ -165,11 +166,6 @@ graph_seeds AS MATERIALIZED (
   ) h
   JOIN recall.mentions mn ON mn.memory_id = h.id AND NOT mn.speaker
 ),
-graph_pool AS MATERIALIZED (
-  (SELECT id FROM bm25_scored ORDER BY score DESC, id LIMIT @graph_pool::int)
-  UNION
-  SELECT id FROM vector_hits WHERE distance <= @vector_max_distance::float8
-),
 graph_walk (depth, ids, seen) AS (
   SELECT 0, a.ids, a.ids
   FROM (SELECT coalesce(array_agg(id ORDER BY id), '{}') AS ids FROM graph_seeds) a
@@ -193,7 +189,7 @@ graph_walk (depth, ids, seen) AS (
           LIMIT @graph_frontier::int) v) < @graph_frontier::int
 ),
 graph_nodes AS MATERIALIZED (
-  SELECT row_number() OVER (ORDER BY x.id)::int AS ord, x.id, x.depth = 0 AS seed
+  SELECT row_number() OVER (ORDER BY x.id)::int AS ord, x.id, x.depth = 0 AS seed, x.depth
   FROM (
     SELECT w.id, w.depth
     FROM (SELECT u.id, g.depth FROM graph_walk g CROSS JOIN LATERAL unnest(g.ids) AS u(id) ORDER BY 2, 1 OFFSET 0) w
@@ -267,6 +263,11 @@ graph_top AS MATERIALIZED (
   WHERE g.mass[n.ord] > 0
   ORDER BY 2 DESC, n.id
   LIMIT @graph_entities::int
+),
+graph_pool AS MATERIALIZED (
+  (SELECT id FROM bm25_scored ORDER BY score DESC, id LIMIT @graph_pool::int)
+  UNION
+  SELECT id FROM vector_hits WHERE distance <= @vector_max_distance::float8
 ),
 graph_top_index AS MATERIALIZED (
   SELECT array_agg(id ORDER BY id) AS ids, array_agg(mass ORDER BY id) AS masses FROM graph_top
@@ -375,11 +376,11 @@ temporal_refers AS MATERIALIZED (
   ) x
 ),
 temporal_candidates AS MATERIALIZED (
-  SELECT f.id, f.occurred_start, f.occurred_end FROM temporal_fwd f WHERE f.ok
+  SELECT f.id, f.occurred_start, f.occurred_end, false AS tail FROM temporal_fwd f WHERE f.ok
   UNION ALL
-  SELECT r.id, r.refers_start, r.refers_end - interval '1 microsecond' FROM temporal_refers r
+  SELECT r.id, r.refers_start, r.refers_end - interval '1 microsecond', false FROM temporal_refers r
   UNION ALL
-  SELECT y.id, y.occurred_start, y.occurred_end FROM (
+  SELECT y.id, y.occurred_start, y.occurred_end, true FROM (
     SELECT b.id, b.occurred_start, b.occurred_end FROM temporal_bwd b WHERE b.ok
     UNION ALL
     SELECT l.id, l.occurred_start, l.occurred_end FROM temporal_long l
@@ -387,15 +388,19 @@ temporal_candidates AS MATERIALIZED (
     LIMIT @temporal_k::int
   ) y
 ),
+temporal_gaps AS (
+  SELECT c.id, c.tail, c.occurred_start,
+         greatest(extract(epoch FROM @t_start::timestamptz - coalesce(c.occurred_end, c.occurred_start)),
+                  extract(epoch FROM c.occurred_start - @t_end::timestamptz), 0)::float8 AS gap,
+         abs(extract(epoch FROM c.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2)))::float8 AS mid
+  FROM temporal_candidates c
+),
 temporal_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.gap, x.mid, x.id) AS rank,
          1 / (1 + x.gap / @temporal_scale::float8) AS score
   FROM (
-    SELECT c.id,
-           min(greatest(extract(epoch FROM @t_start::timestamptz - coalesce(c.occurred_end, c.occurred_start)),
-                        extract(epoch FROM c.occurred_start - @t_end::timestamptz), 0))::float8 AS gap,
-           min(abs(extract(epoch FROM c.occurred_start - (@t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2))))::float8 AS mid
-    FROM temporal_candidates c
+    SELECT c.id, min(c.gap) AS gap, min(c.mid) AS mid
+    FROM temporal_gaps c
     GROUP BY c.id
     ORDER BY gap, mid, c.id
     LIMIT @temporal_k::int
@@ -410,7 +415,8 @@ title_sources AS MATERIALIZED (
   LIMIT @title_sources_k::int
 ),
 title_lane AS (
-  SELECT m.id, rank() OVER (ORDER BY t.sim DESC) + (count(*) OVER (PARTITION BY t.sim) - 1) / 2 AS rank, t.sim AS score, t.direct
+  SELECT m.id, rank() OVER (ORDER BY t.sim DESC) + (count(*) OVER (PARTITION BY t.sim) - 1) / 2 AS rank, t.sim AS score, t.direct,
+         count(*) OVER (PARTITION BY t.sim) AS ties
   FROM title_sources t
   JOIN recall.memories m ON m.source_id = t.id
   WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
@@ -434,9 +440,12 @@ context_scored AS MATERIALIZED (
   UNION ALL
   SELECT c.id, c.score FROM bm25_scored c WHERE NOT c.positioned
 ),
+context_top AS MATERIALIZED (
+  SELECT id, score FROM context_scored ORDER BY score DESC, id LIMIT @context_k::int
+),
 context_handoff AS (
-  SELECT n.id, @context_handoff::float8 * c.score AS score
-  FROM (SELECT id, score FROM context_scored ORDER BY score DESC, id LIMIT @context_k::int) c
+  SELECT n.id, q.id AS question, @context_handoff::float8 * c.score AS score
+  FROM context_top c
   JOIN recall.memories q ON q.id = c.id
   JOIN recall.memories n ON n.source_id = q.source_id AND n.position = q.position + 1
   WHERE @context_handoff::float8 > 0 AND q.is_question AND n.scopes = q.scopes AND n.speaker <> q.speaker
@@ -492,15 +501,18 @@ fused_rrf AS (
     GROUP BY id
   ) x
 ),
-output_top AS MATERIALIZED (
+output_access AS (
   SELECT f.*,
-         f.rrf
-           + @w_recency::float8 * coalesce(exp(-ln(2) * extract(epoch FROM @now::timestamptz - ac.last_accessed) / @recency_half_life::float8), 0)
-           + @w_frequency::float8 * ln(1 + coalesce(ac.access_count, 0)) AS fused,
+         @w_recency::float8 * coalesce(exp(-ln(2) * extract(epoch FROM @now::timestamptz - ac.last_accessed) / @recency_half_life::float8), 0) AS recency,
+         @w_frequency::float8 * ln(1 + coalesce(ac.access_count, 0)) AS frequency,
          ac.last_accessed, coalesce(ac.access_count, 0) AS access_count
   FROM fused_rrf f
   LEFT JOIN recall.memory_access ac ON ac.memory_id = f.id
-  ORDER BY fused DESC, f.id
+),
+output_top AS MATERIALIZED (
+  SELECT a.*, a.rrf + a.recency + a.frequency AS fused
+  FROM output_access a
+  ORDER BY fused DESC, a.id
   LIMIT @k::int
 ),
 output_hits AS MATERIALIZED (

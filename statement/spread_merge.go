@@ -1,0 +1,251 @@
+package statement
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// The merges of a recall across workers (spread.go): each ranks again over every worker what
+// the statement ranks over every set, by the statement's own rule, so that the fused list is
+// one server's. A memory is on one worker (its set's), so no id comes from two.
+
+// gatherRow is a row of the gather round (sql/citus/spread.sql, "gather").
+type gatherRow struct {
+	Kind                                       string
+	ID                                         *int64
+	Term                                       *string
+	Docs, TotalLen, CDocs, CTotalLen, CTotalNL *int64
+	Sim                                        *float64
+	Direct                                     *bool
+}
+
+// gathered is the gather round merged: the binds of the lanes round.
+type gathered struct {
+	docs, totalLen, cdocs, ctotalLen, ctotalNlen []int64
+	terms                                        []string
+	df, cdf                                      []int64
+	entities                                     []int64
+	entitySims                                   []float64
+	titles                                       []int64
+	titleSims                                    []float64
+	titleDirect                                  []bool
+}
+
+// mergeGather keeps every set's statistics and term counts (the lanes round sums them as
+// visible_stats and bm25_idf sum the sets'), every entity the exact probe names or the
+// fuzzy probe's best mention_entities_k, and the title probe's best title_sources_k.
+func mergeGather(rows []gatherRow, fuzzy bool, s Settings) gathered {
+	var g gathered
+	type named struct {
+		id     int64
+		sim    float64
+		direct bool
+	}
+	var ents, titles []named
+	for _, r := range rows {
+		switch r.Kind {
+		case "set":
+			g.docs, g.totalLen = append(g.docs, *r.Docs), append(g.totalLen, *r.TotalLen)
+			g.cdocs, g.ctotalLen, g.ctotalNlen = append(g.cdocs, *r.CDocs), append(g.ctotalLen, *r.CTotalLen), append(g.ctotalNlen, *r.CTotalNL)
+		case "term":
+			g.terms, g.df, g.cdf = append(g.terms, *r.Term), append(g.df, *r.Docs), append(g.cdf, *r.TotalLen)
+		case "entity":
+			ents = append(ents, named{id: *r.ID, sim: *r.Sim})
+		case "title":
+			titles = append(titles, named{id: *r.ID, sim: *r.Sim, direct: *r.Direct})
+		}
+	}
+	best := func(xs []named, k int) []named {
+		slices.SortFunc(xs, func(a, b named) int { return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id)) })
+		return xs[:min(k, len(xs))]
+	}
+	if fuzzy {
+		ents = best(ents, s.MentionEntitiesK)
+	}
+	for _, e := range ents {
+		g.entities, g.entitySims = append(g.entities, e.id), append(g.entitySims, e.sim)
+	}
+	for _, t := range best(titles, s.TitleSourcesK) {
+		g.titles, g.titleSims, g.titleDirect = append(g.titles, t.id), append(g.titleSims, t.sim), append(g.titleDirect, t.direct)
+	}
+	return g
+}
+
+// laneRow is a row of the lanes round (sql/citus/spread.sql, "lanes"); worker is the index of
+// the worker it came from.
+type laneRow struct {
+	Kind          string
+	ID            int64
+	Ref           *int64
+	Score, Score2 *float64
+	Ties          *int64
+	Flag          *bool
+	At            *time.Time
+	Ents          []int64
+	Recency       *float64
+	Frequency     *float64
+	AccessCount   *int64
+	worker        int
+}
+
+// spreadHit is a memory in one lane's merged list.
+type spreadHit struct {
+	id     int64
+	rank   int64
+	score  float64
+	direct bool
+}
+
+// merged is the lanes round merged: each lane's list, the access terms, and what the graph
+// lane needs (the bm25 and vector hits in order, with the entities they mention).
+type merged struct {
+	lanes  [NumLanes][]spreadHit
+	access map[int64]laneRow
+	bm25   []laneRow // bm25_scored's best, best first
+	vector []laneRow // vector_hits, nearest first
+}
+
+func byScore(a, b laneRow) int {
+	return cmp.Or(cmp.Compare(*b.Score, *a.Score), cmp.Compare(a.ID, b.ID))
+}
+
+// mergeLanes ranks every lane but graph over the workers' rows as its fragment does.
+func mergeLanes(rows []laneRow, plan Plan, s Settings) merged {
+	m := merged{access: map[int64]laneRow{}}
+	kinds := map[string][]laneRow{}
+	for _, r := range rows {
+		if r.Kind == "access" {
+			m.access[r.ID] = r
+			continue
+		}
+		kinds[r.Kind] = append(kinds[r.Kind], r)
+	}
+	m.bm25 = kinds["bm25"]
+	slices.SortFunc(m.bm25, byScore)
+	if plan.Has(BM25) {
+		for i, r := range m.bm25[:min(len(m.bm25), s.BM25K)] {
+			m.lanes[BM25] = append(m.lanes[BM25], spreadHit{id: r.ID, rank: int64(i + 1), score: *r.Score})
+		}
+	}
+	// vector_hits is the vector_k nearest; the lane, those within vector_max_distance.
+	m.vector = kinds["vector"]
+	slices.SortFunc(m.vector, func(a, b laneRow) int { return cmp.Or(cmp.Compare(*a.Score2, *b.Score2), cmp.Compare(a.ID, b.ID)) })
+	m.vector = m.vector[:min(len(m.vector), s.VectorK)]
+	if plan.Has(Vector) {
+		for _, r := range m.vector {
+			if *r.Score2 <= s.VectorMaxDistance {
+				m.lanes[Vector] = append(m.lanes[Vector], spreadHit{id: r.ID, rank: int64(len(m.lanes[Vector]) + 1), score: *r.Score})
+			}
+		}
+	}
+	m.lanes[Mention] = midRanked(kinds["mention"], s.MentionK)
+	m.lanes[Title] = midRanked(kinds["title"], s.TitleK)
+	if plan.Has(Temporal) {
+		m.lanes[Temporal] = mergeTemporal(kinds["temporal"], s)
+	}
+	if plan.Has(Context) {
+		m.lanes[Context] = mergeContext(kinds["context"], kinds["handoff"], s.ContextK)
+	}
+	return m
+}
+
+// midRanked ranks rows whose ties share their mid rank (mention, title): rank() plus half the
+// tied rows before the lane's cut, whose count each worker gives for its rows (a worker that
+// cut all its rows of a score has k better rows, so that score is past the cut here too).
+func midRanked(rows []laneRow, k int) []spreadHit {
+	type workerScore struct {
+		worker int
+		score  float64
+	}
+	ties := map[float64]int64{}
+	seen := map[workerScore]bool{}
+	for _, r := range rows {
+		if ws := (workerScore{r.worker, *r.Score}); !seen[ws] {
+			seen[ws] = true
+			ties[*r.Score] += *r.Ties
+		}
+	}
+	slices.SortFunc(rows, byScore)
+	out := make([]spreadHit, 0, min(k, len(rows)))
+	better := 0
+	for i, r := range rows[:min(k, len(rows))] {
+		if i > 0 && *rows[i-1].Score != *r.Score {
+			better = i
+		}
+		out = append(out, spreadHit{id: r.ID, rank: int64(better+1) + (ties[*r.Score]-1)/2, score: *r.Score, direct: r.Flag != nil && *r.Flag})
+	}
+	return out
+}
+
+// mergeTemporal is temporal_lane over every worker's candidates: of those before the window's
+// middle (tail) the temporal_k latest over all, then each memory's least gap and distance to
+// the middle, the temporal_k nearest.
+func mergeTemporal(rows []laneRow, s Settings) []spreadHit {
+	var head, tail []laneRow
+	for _, r := range rows {
+		if *r.Flag {
+			tail = append(tail, r)
+		} else {
+			head = append(head, r)
+		}
+	}
+	slices.SortFunc(tail, func(a, b laneRow) int { return cmp.Or(b.At.Compare(*a.At), cmp.Compare(b.ID, a.ID)) })
+	type gm struct{ gap, mid float64 }
+	best := map[int64]gm{}
+	for _, r := range append(head, tail[:min(len(tail), s.TemporalK)]...) {
+		g, ok := best[r.ID]
+		if !ok {
+			g = gm{*r.Score, *r.Score2}
+		}
+		best[r.ID] = gm{min(g.gap, *r.Score), min(g.mid, *r.Score2)}
+	}
+	ids := make([]int64, 0, len(best))
+	for id := range best {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b int64) int {
+		return cmp.Or(cmp.Compare(best[a].gap, best[b].gap), cmp.Compare(best[a].mid, best[b].mid), cmp.Compare(a, b))
+	})
+	out := make([]spreadHit, 0, min(s.TemporalK, len(ids)))
+	for i, id := range ids[:min(s.TemporalK, len(ids))] {
+		out = append(out, spreadHit{id: id, rank: int64(i + 1), score: 1 / (1 + best[id].gap/s.TemporalScale)})
+	}
+	return out
+}
+
+// mergeContext is context_lane over every worker's rows: the context_k best context scores
+// over all, the answers their questions hand their score to (the handoffs of questions past
+// that cut dropped), each memory's sum, the context_k best.
+func mergeContext(top, handoffs []laneRow, k int) []spreadHit {
+	slices.SortFunc(top, byScore)
+	top = top[:min(k, len(top))]
+	score := map[int64]float64{}
+	inTop := map[int64]bool{}
+	for _, r := range top {
+		score[r.ID], inTop[r.ID] = *r.Score, true
+	}
+	for _, h := range handoffs {
+		if !inTop[*h.Ref] {
+			continue
+		}
+		switch own, ok := score[h.ID]; {
+		case ok:
+			score[h.ID] = own + *h.Score
+		case h.Score2 != nil:
+			score[h.ID] = *h.Score2 + *h.Score
+		default:
+			score[h.ID] = *h.Score
+		}
+	}
+	ids := make([]int64, 0, len(score))
+	for id := range score {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b int64) int { return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b)) })
+	out := make([]spreadHit, 0, min(k, len(ids)))
+	for i, id := range ids[:min(k, len(ids))] {
+		out = append(out, spreadHit{id: id, rank: int64(i + 1), score: score[id]})
+	}
+	return out
+}
