@@ -155,3 +155,69 @@ func setWorkers(t *testing.T, cdb *testdb.DB, sets [][]string) []string {
 	}
 	return out
 }
+
+// TestCitusManySetsPastOneText: a caller of more scope sets than one worker's text names
+// (statement.MaxDirectSets) is read in rounds over groups of them, on each worker one group
+// after the other, and gets the single server's pack: seventeen sets on one worker and one on
+// the other, random questions, the maximal plan and each lane alone.
+func TestCitusManySetsPastOneText(t *testing.T) {
+	t.Parallel()
+	cdb, sdb := distributedPair(t)
+	ctx := context.Background()
+	engines, _ := enginePair(t, recall.Config{FunctionalPredicates: []string{"lives_in"}}, cdb, sdb)
+	r := rand.New(rand.NewPCG(18, 3))
+	// MaxDirectSets + 1 sets on one worker (two groups there) and one on the other, by the
+	// cluster's own placement of each name.
+	var candidates [][]string
+	for i := range 200 {
+		candidates = append(candidates, []string{fmt.Sprintf("s%03d", i)})
+	}
+	byWorker := map[string][]string{}
+	for i, w := range setWorkers(t, cdb, candidates) {
+		byWorker[w] = append(byWorker[w], candidates[i][0])
+	}
+	var sets []string
+	for _, scs := range byWorker {
+		if len(sets) == 0 && len(scs) > statement.MaxDirectSets {
+			sets = append(sets, scs[:statement.MaxDirectSets+1]...)
+		}
+	}
+	for _, scs := range byWorker {
+		if !slices.Contains(sets, scs[0]) {
+			sets = append(sets, scs[0])
+			break
+		}
+	}
+	if len(sets) != statement.MaxDirectSets+2 {
+		t.Fatalf("200 names on the workers: %d sets picked, want %d", len(sets), statement.MaxDirectSets+2)
+	}
+	words, names, start := writeHarbor(t, engines, r, recall.User{ID: "w", Read: sets, Write: sets}, sets)
+	now := start.Add(30 * 24 * time.Hour)
+	plans := []statement.Plan{statement.Maximal}
+	for _, l := range statement.Lanes() {
+		plans = append(plans, statement.Only(l))
+	}
+	for _, read := range [][]string{sets, sets[:statement.MaxDirectSets+1]} {
+		user := recall.User{ID: fmt.Sprintf("r%d", len(read)), Read: read}
+		for qi := range 3 {
+			q := names[r.IntN(len(names))] + " " + words[r.IntN(len(words))] + " " + words[r.IntN(len(words))] + "?"
+			if qi%2 == 1 {
+				q = fmt.Sprintf("What was said in Harbor chat %d of %s about the %s?", r.IntN(3), read[r.IntN(len(read))], words[r.IntN(len(words))])
+			}
+			for _, plan := range plans {
+				opts := &recall.Options{Now: now, Plan: plan, NoOrder: plan != statement.Maximal}
+				got, err := engines[0].Recall(ctx, user, q, 600, opts)
+				if err != nil {
+					t.Fatalf("%q as %d sets, plan %v, on the cluster: %v", q, len(read), plan, err)
+				}
+				want, err := engines[1].Recall(ctx, user, q, 600, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, w := packLines(got), packLines(want); !slices.Equal(g, w) || plan == statement.Maximal && len(w) == 0 {
+					t.Fatalf("%q as %d sets, plan %v:\n cluster %v\n single  %v", q, len(read), plan, g, w)
+				}
+			}
+		}
+	}
+}

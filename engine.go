@@ -48,11 +48,14 @@ type Config struct {
 	ReplicaTimeout time.Duration // the replica's bound for one statement (0: 5 s)
 	ReplicaWait    time.Duration // the longest wait for replay (0: 500 ms)
 	// RoutedReads, on a Citus cluster, keeps every recall on the coordinator's routing:
-	// the engine then never connects to the workers. Without it a caller of one scope set is
-	// read on the worker that holds the set's shards, with Pool's role and credentials at the
-	// worker's address from Citus's metadata, which keeps its plan where the routed statement
-	// is planned at every call (docs/SCALING.md); a worker it cannot reach, or a shard moved
-	// away, falls back to the routed statement.
+	// the engine then never connects to the workers, and a caller of several scope sets gets
+	// ErrManySets. Without it a caller's sets are read on the workers that hold their shards,
+	// with Pool's role and credentials at the workers' addresses from Citus's metadata: one
+	// set's on its worker, which keeps its plan where the routed statement is planned at every
+	// call, several on one worker together, several on several in rounds merged by the engine
+	// (docs/SCALING.md). A worker it cannot reach, or a shard moved away, falls back to the
+	// routed statement for a caller of one set; for several the recall fails and the next
+	// reads the placements again.
 	RoutedReads bool
 
 	Embedder embed.Embedder      // nil: the built-in hashing embedder, embed.NewHashing(0)

@@ -38,10 +38,10 @@ var (
 )
 
 // ErrManySets is returned on a Citus cluster whose tables are distributed by a recall of a
-// caller who sees more scope sets than statement.MaxDirectSets (16), or of several when the
-// engine reads through the coordinator only (Config.RoutedReads): a caller of fewer is read on
-// their workers, in rounds when they are on several (docs/SCALING.md). Browse and a
-// memory's detail read each of the caller's sets on its shard and merge them, for any number.
+// caller who sees several scope sets when the engine reads through the coordinator only
+// (Config.RoutedReads): the routed statement is of one set. Otherwise the engine reads them on
+// their workers, in rounds when they are on several (docs/SCALING.md). Browse and a memory's
+// detail read each of the caller's sets on its shard and merge them either way.
 var ErrManySets = statement.ErrManySets
 
 // Sentinel errors of the stages, returned (wrapped) in Strict mode and reported as warnings

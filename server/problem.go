@@ -91,7 +91,7 @@ func problemFor(err error) *Problem {
 		return p
 	case errors.Is(err, recall.ErrManySets):
 		return problem(http.StatusNotImplemented, "many-scope-sets",
-			"on this Citus cluster a recall of several scope sets reads them on their workers, at most 16 (and not with routed reads), and this key's read scopes see more: narrow the request's read scopes, or use a key of fewer scope sets (docs/SCALING.md)")
+			"this server reads a Citus cluster through its coordinator only (routed reads), where a recall is of one scope set, and this key's read scopes see several: narrow the request's read scopes to one set's, or serve without routed reads (docs/SCALING.md)")
 	case errors.Is(err, recall.ErrSchema):
 		p := problem(http.StatusServiceUnavailable, "schema", "the database's schema is not this server's: run recall migrate up")
 		p.retryAfter = 30

@@ -33,9 +33,9 @@ func placementKey(tx pgx.Tx, set []string) string {
 // reads the set's shards on their worker (RunOnShard; shard.go says why), which keeps its
 // plan where the routed statement is planned at every call; for a caller of several sets
 // whose shards are all on one worker, reads them there together (RunOnShards, shards.go);
-// for one of sets on several workers, in rounds on each (RunSpread, spread.go). The sets and
-// their placements are read on the coordinator first. Anywhere else (one server, a caller of
-// no set, or of more than MaxDirectSets: ErrManySets), and when the read of one set's shards
+// for one of sets on several workers or of more than MaxDirectSets, in rounds on each
+// (RunSpread, spread.go). The sets and their placements are read on the coordinator first.
+// Anywhere else (one server, a caller of no set), and when the read of one set's shards
 // fails for the cluster's reasons (the worker cannot be reached, a shard is no longer there),
 // it is RunText: the routed statement through the coordinator. When a read of several sets
 // fails so, their placements are dropped and the error returned: the next call reads them
@@ -50,8 +50,9 @@ func RunDirect(ctx context.Context, pool Beginner, workers Workers, who Scopes, 
 	}
 	var out []Candidate
 	var text string
-	if apart(places) {
-		// Sets on several workers: the rounds of spread.go.
+	if len(sets) > MaxDirectSets || apart(places) {
+		// Sets on several workers, or more than one text of a worker's names: the rounds of
+		// spread.go.
 		if out, text, err = RunSpread(ctx, pool, workers, who, st, sets, places, q, s); err == nil {
 			return out, text, nil
 		}
@@ -88,7 +89,7 @@ func apart(places []Placement) bool {
 
 // directPlace reads, on the coordinator as the caller, the scope sets the caller sees and
 // where their shards are; ok is false when the read is not for the workers (the schema not
-// distributed, no set seen, or more than MaxDirectSets).
+// distributed, or no set seen).
 func directPlace(ctx context.Context, pool Beginner, who Scopes) (sets [][]string, keys []string, places []Placement, ok bool, err error) {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -106,7 +107,7 @@ func directPlace(ctx context.Context, pool Beginner, who Scopes) (sets [][]strin
 	if sets, err = visibleSets(ctx, tx, sqltext.VisibleSetsAll); err != nil {
 		return nil, nil, nil, false, err
 	}
-	if len(sets) == 0 || len(sets) > MaxDirectSets {
+	if len(sets) == 0 {
 		return nil, nil, nil, false, nil
 	}
 	for _, set := range sets {

@@ -129,10 +129,9 @@ func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 
 // ErrManySets is returned on a Citus cluster by RunText for a recall by a caller who sees more
 // than one scope set (the routed statement is of one), and so by RunDirect when it has no
-// workers' pools or the caller sees more than MaxDirectSets sets; RunDirect reads up to that
-// many on their workers (RunOnShards, RunSpread). Reads whose rows each belong to one set are
-// read set by set instead (RouteReadSets).
-var ErrManySets = errors.New("statement: on a Citus cluster this recall cannot read the caller's several scope sets (more than 16, or no worker pools)")
+// workers' pools; with them it reads any number on their workers (RunOnShards, RunSpread).
+// Reads whose rows each belong to one set are read set by set instead (RouteReadSets).
+var ErrManySets = errors.New("statement: on a Citus cluster a routed recall is of one scope set; the caller sees several")
 
 // routeOnCitus returns the text each statement runs as: on one server (and on a Citus
 // coordinator whose tables are not distributed) its own; on a distributed schema its routed

@@ -19,8 +19,9 @@ import (
 // exactly those one server's statement reads for the caller, so its answer is one server's
 // (TestCitusManySets). Sets on different workers are read in rounds on each (spread.go).
 
-// MaxDirectSets is how many scope sets a caller may see and still be read on their workers
-// (one worker's text names each of its sets).
+// MaxDirectSets is how many scope sets one shard-form text names (its text, planned at every
+// call, grows with each): a caller of more on one worker is read there in groups of this many,
+// in rounds (spread.go).
 const MaxDirectSets = 16
 
 var (

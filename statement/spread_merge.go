@@ -72,8 +72,8 @@ func mergeGather(rows []gatherRow, fuzzy bool, s Settings) gathered {
 	return g
 }
 
-// laneRow is a row of the lanes round (sql/citus/spread.sql, "lanes"); worker is the index of
-// the worker it came from.
+// laneRow is a row of the lanes round (sql/citus/spread.sql, "lanes"); group is the index of
+// the group of sets it came from (spread_run.go).
 type laneRow struct {
 	Kind          string
 	ID            int64
@@ -86,7 +86,7 @@ type laneRow struct {
 	Recency       *float64
 	Frequency     *float64
 	AccessCount   *int64
-	worker        int
+	group         int
 }
 
 // spreadHit is a memory in one lane's merged list.
@@ -151,17 +151,17 @@ func mergeLanes(rows []laneRow, plan Plan, s Settings) merged {
 }
 
 // midRanked ranks rows whose ties share their mid rank (mention, title): rank() plus half the
-// tied rows before the lane's cut, whose count each worker gives for its rows (a worker that
-// cut all its rows of a score has k better rows, so that score is past the cut here too).
+// tied rows before the lane's cut, whose count each group of sets gives for its rows (a group
+// that cut all its rows of a score has k better rows, so that score is past the cut here too).
 func midRanked(rows []laneRow, k int) []spreadHit {
-	type workerScore struct {
-		worker int
-		score  float64
+	type groupScore struct {
+		group int
+		score float64
 	}
 	ties := map[float64]int64{}
-	seen := map[workerScore]bool{}
+	seen := map[groupScore]bool{}
 	for _, r := range rows {
-		if ws := (workerScore{r.worker, *r.Score}); !seen[ws] {
+		if ws := (groupScore{r.group, *r.Score}); !seen[ws] {
 			seen[ws] = true
 			ties[*r.Score] += *r.Ties
 		}

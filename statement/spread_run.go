@@ -15,17 +15,27 @@ import (
 	sqltext "github.com/recall-engine/recall/sql"
 )
 
-// spreadWorker is one worker of a recall across workers: its sets, their placements, and the
-// read-only transaction every round runs in as the caller.
+// spreadWorker is one worker of a recall across workers: its sets and their placements, in
+// groups of at most MaxDirectSets (each round runs once per group, one text naming the
+// group's sets), and the read-only transaction every round runs in as the caller.
 type spreadWorker struct {
 	sets   [][]string
 	places []Placement
+	groups []spreadGroup
 	tx     pgx.Tx
 }
 
-// text is the round's routed text written for the worker's sets.
-func (w *spreadWorker) text(routed string) (string, error) {
-	return shardSets(routed, w.sets, w.places)
+// spreadGroup is a group of a worker's sets; index numbers it among every worker's groups
+// (a merge counts a lane's ties per group).
+type spreadGroup struct {
+	sets   [][]string
+	places []Placement
+	index  int
+}
+
+// text is the round's routed text written for g's sets.
+func (g spreadGroup) text(routed string) (string, error) {
+	return shardSets(routed, g.sets, g.places)
 }
 
 // spread is one recall across workers.
@@ -67,23 +77,26 @@ func (sp *spread) with(extra pgx.NamedArgs) pgx.NamedArgs {
 	return out
 }
 
-// query runs one round on every worker and collects its rows, each scanned by scan with the
-// worker's index.
+// query runs one round on every worker (the groups of a worker one after the other) and
+// collects its rows, each scanned by scan with its group's index.
 func query[T any](ctx context.Context, sp *spread, routed string, args pgx.NamedArgs, scan func(pgx.CollectableRow, int) (T, error)) ([]T, error) {
 	parts := make([][]T, len(sp.workers))
 	err := sp.each(func(w *spreadWorker) error {
 		i := slices.Index(sp.workers, w)
-		text, err := w.text(routed)
-		if err != nil {
-			return err
-		}
-		rows, err := w.tx.Query(ctx, text, args)
-		if err != nil {
-			return interpretError(ctx, err)
-		}
-		parts[i], err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r, i) })
-		if err != nil {
-			return interpretError(ctx, err)
+		for _, g := range w.groups {
+			text, err := g.text(routed)
+			if err != nil {
+				return err
+			}
+			rows, err := w.tx.Query(ctx, text, args)
+			if err != nil {
+				return interpretError(ctx, err)
+			}
+			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r, g.index) })
+			if err != nil {
+				return interpretError(ctx, err)
+			}
+			parts[i] = append(parts[i], got...)
 		}
 		return nil
 	})
@@ -117,6 +130,14 @@ func RunSpread(ctx context.Context, coordinator Beginner, workers Workers, who S
 		}
 		w.sets, w.places = append(w.sets, sets[i]), append(w.places, p)
 	}
+	groups := 0
+	for _, w := range sp.workers {
+		for i := 0; i < len(w.sets); i += MaxDirectSets {
+			j := min(i+MaxDirectSets, len(w.sets))
+			w.groups = append(w.groups, spreadGroup{sets: w.sets[i:j], places: w.places[i:j], index: groups})
+			groups++
+		}
+	}
 	defer func() {
 		for _, w := range sp.workers {
 			if w.tx != nil {
@@ -136,12 +157,15 @@ func RunSpread(ctx context.Context, coordinator Beginner, workers Workers, who S
 	if err != nil {
 		return nil, "", err
 	}
-	texts := make([]string, len(sp.workers))
-	for i, w := range sp.workers {
-		if texts[i], err = w.text(form.lanes); err != nil {
-			return nil, "", err
+	var texts []string
+	for _, w := range sp.workers {
+		for _, g := range w.groups {
+			text, err := g.text(form.lanes)
+			if err != nil {
+				return nil, "", err
+			}
+			texts = append(texts, fmt.Sprintf("-- the lanes round on %s:%d\n%s", w.places[0].Host, w.places[0].Port, text))
 		}
-		texts[i] = fmt.Sprintf("-- the lanes round on %s:%d\n%s", w.places[0].Host, w.places[0].Port, texts[i])
 	}
 	return out, strings.Join(texts, "\n"), nil
 }
@@ -177,18 +201,21 @@ func (sp *spread) titleKeys(ctx context.Context, q Query, s Settings) error {
 	args := pgx.NamedArgs{"qlower": strings.ToLower(q.Raw), "title_exact_words": s.TitleExactWords, "title_floor": s.TitleFloor}
 	keys := make([][]string, len(sp.workers))
 	err := sp.each(func(w *spreadWorker) error {
-		known, err := titleKnownSQL(w.sets, w.places)
-		if err != nil {
-			return err
+		for _, g := range w.groups {
+			known, err := titleKnownSQL(g.sets, g.places)
+			if err != nil {
+				return err
+			}
+			if _, err := w.tx.Exec(ctx, known, args); err != nil {
+				return interpretError(ctx, err)
+			}
+			var k []string
+			if err := w.tx.QueryRow(ctx, spreadPiece("title_keys", nil)).Scan(&k); err != nil {
+				return interpretError(ctx, err)
+			}
+			i := slices.Index(sp.workers, w)
+			keys[i] = append(keys[i], k...)
 		}
-		if _, err := w.tx.Exec(ctx, known, args); err != nil {
-			return interpretError(ctx, err)
-		}
-		var k []string
-		if err := w.tx.QueryRow(ctx, spreadPiece("title_keys", nil)).Scan(&k); err != nil {
-			return interpretError(ctx, err)
-		}
-		keys[slices.Index(sp.workers, w)] = k
 		return nil
 	})
 	if err != nil {
@@ -221,7 +248,7 @@ func (sp *spread) run(ctx context.Context, coordinator Beginner, st *Statement, 
 	}
 	lrows, err := query(ctx, sp, sp.form.lanes, sp.with(bound), func(r pgx.CollectableRow, i int) (laneRow, error) {
 		x, err := pgx.RowToStructByPos[laneRow](r)
-		x.worker = i
+		x.group = i
 		return x, err
 	})
 	if err != nil {
