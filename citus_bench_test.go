@@ -26,9 +26,10 @@ import (
 // through Engine.Write in batches of 200). Beside each recall, a browse by a caller of two
 // sets (t and o1: on the cluster read set by set and merged) of a page of 50 at a random
 // offset up to 500, half of them with a text filter: browse2_* and x_single_browse2; and the
-// recall of a caller of t and another set on t's worker, read there (recall2_*,
-// x_single_recall2), and of t and a set on the other worker, read in rounds on both
-// (statement.RunSpread: apart_*, x_single_apart).
+// recall of a caller of t and another set on t's worker (recall2_*, x_single_recall2), and
+// of t and a set on the other worker (apart_*, x_single_apart), both read in rounds
+// (statement.RunSpread, one text a set: sets_per_text's default; BenchmarkCitusSets compares
+// it with one text over the union of a worker's sets).
 //
 //	make citus && go test -run '^$' -bench CitusRecall -benchtime 60x .
 func BenchmarkCitusRecall(b *testing.B) {
@@ -41,45 +42,9 @@ func BenchmarkCitusRecall(b *testing.B) {
 	}
 	cdb, sdb := distributedPair(b)
 	ctx := context.Background()
-	emb, err := embed.NewHashing(256)
-	if err != nil {
-		b.Fatal(err)
-	}
-	words := strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed " +
-		"report engine cargo tide permit crew berth repair audit invoice ledger signal")
-	names := []string{"Alice Martin", "Bob Stone", "Carol Diaz", "Dan Wu", "Eve Park"}
 	sets := []string{"t", "o1", "o2", "o3"}
-	writer := recall.User{ID: "w", Read: sets, Write: sets}
-	var engines []*recall.Engine
-	var rates []float64
-	for _, db := range []*testdb.DB{cdb, sdb} {
-		e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		engines = append(engines, e)
-		r := rand.New(rand.NewPCG(1, 34))
-		start, written := time.Now(), 0
-		for _, sc := range sets {
-			for batch := 0; batch*200 < n; batch++ {
-				src := fmt.Sprintf("chat%d", batch)
-				bt := recall.Batch{Scopes: []string{sc}, Sources: []recall.Source{{ID: src, Title: "Harbor log " + src}}}
-				for i := range min(200, n-batch*200) {
-					var w []string
-					for range 6 + r.IntN(8) {
-						w = append(w, words[r.IntN(len(words))])
-					}
-					bt.Memories = append(bt.Memories, recall.Memory{ID: fmt.Sprintf("%s-%d", src, i), Source: src, Position: i + 1,
-						Speaker: names[r.IntN(len(names))], Text: names[r.IntN(len(names))] + " " + strings.Join(w, " ") + "."})
-				}
-				if _, err := e.Write(ctx, writer, bt); err != nil {
-					b.Fatal(err)
-				}
-				written += len(bt.Memories)
-			}
-		}
-		rates = append(rates, float64(written)/time.Since(start).Seconds())
-	}
+	engines, rates := benchEngines(b, cdb, sdb, sets, n)
+	words, names := benchWords, benchNames
 	user := recall.User{ID: "t", Read: []string{"t"}}
 	r := rand.New(rand.NewPCG(2, 34))
 	question := func() string {
@@ -181,4 +146,56 @@ func BenchmarkCitusRecall(b *testing.B) {
 	b.ReportMetric(pct(browses[0], 0.5)/pct(browses[1], 0.5), "x_single_browse2")
 	b.ReportMetric(rates[0], "citus_writes/s")
 	b.ReportMetric(rates[1], "single_writes/s")
+}
+
+// The vocabulary and speakers of the Citus benchmarks' memories: short sentences over 26
+// words, so every term's postings are long.
+var (
+	benchWords = strings.Fields("ferry crane harbor storm budget inspection schedule pier moved visited fixed delayed " +
+		"report engine cargo tide permit crew berth repair audit invoice ledger signal")
+	benchNames = []string{"Alice Martin", "Bob Stone", "Carol Diaz", "Dan Wu", "Eve Park"}
+)
+
+// benchEngines writes n memories to each of sets, in batches of 200, through an engine on
+// each of dbs (hashing embedder, no access recording), and returns the engines and each
+// one's write throughput (memories a second).
+func benchEngines(b *testing.B, cdb, sdb *testdb.DB, sets []string, n int) ([]*recall.Engine, []float64) {
+	b.Helper()
+	ctx := context.Background()
+	emb, err := embed.NewHashing(256)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writer := recall.User{ID: "w", Read: sets, Write: sets}
+	var engines []*recall.Engine
+	var rates []float64
+	for _, db := range []*testdb.DB{cdb, sdb} {
+		e, err := recall.New(ctx, recall.Config{Pool: db.Runtime, Embedder: emb, NoAccess: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		engines = append(engines, e)
+		r := rand.New(rand.NewPCG(1, 34))
+		start, written := time.Now(), 0
+		for _, sc := range sets {
+			for batch := 0; batch*200 < n; batch++ {
+				src := fmt.Sprintf("chat%d", batch)
+				bt := recall.Batch{Scopes: []string{sc}, Sources: []recall.Source{{ID: src, Title: "Harbor log " + src}}}
+				for i := range min(200, n-batch*200) {
+					var w []string
+					for range 6 + r.IntN(8) {
+						w = append(w, benchWords[r.IntN(len(benchWords))])
+					}
+					bt.Memories = append(bt.Memories, recall.Memory{ID: fmt.Sprintf("%s-%d", src, i), Source: src, Position: i + 1,
+						Speaker: benchNames[r.IntN(len(benchNames))], Text: benchNames[r.IntN(len(benchNames))] + " " + strings.Join(w, " ") + "."})
+				}
+				if _, err := e.Write(ctx, writer, bt); err != nil {
+					b.Fatal(err)
+				}
+				written += len(bt.Memories)
+			}
+		}
+		rates = append(rates, float64(written)/time.Since(start).Seconds())
+	}
+	return engines, rates
 }

@@ -15,9 +15,10 @@ import (
 )
 
 // TestCitusManySets: a caller of several scope sets gets the pack a single server gives for
-// the same writes, every plan, random questions, items of its sets only: sets whose shards
-// are all on one worker are read there (statement.RunOnShards), sets on two workers in rounds
-// on both (statement.RunSpread), two sets apart, three with two of them together, all eight.
+// the same writes, every plan, random questions, items of its sets only: read in rounds on
+// their workers, one text a set (statement.RunSpread, the default), or, with sets_per_text
+// 16, sets on one worker by one text over their shards (statement.RunOnShards); two sets
+// apart, three with two of them together, all eight.
 // Which sets share a worker is read from the cluster's placement, so the test holds whatever
 // the hash puts where.
 func TestCitusManySets(t *testing.T) {
@@ -69,12 +70,24 @@ func TestCitusManySets(t *testing.T) {
 		plans = append(plans, statement.Only(l))
 	}
 	// Then again with every lane's cut and every merge bound tight, so each round's merge cuts
-	// what some worker returned (the walk's frontier, the probes' best, every lane's depth).
-	tight := engines[0].Settings()
+	// what some worker returned (the walk's frontier, the probes' best, every lane's depth),
+	// one set a text.
+	orig := engines[0].Settings()
+	tight := orig
 	tight.BM25K, tight.VectorK, tight.MentionK, tight.TitleK, tight.TemporalK, tight.ContextK, tight.GraphK = 6, 6, 4, 3, 4, 6, 4
 	tight.GraphFrontier, tight.GraphEntities, tight.GraphPool, tight.GraphSeedHits = 5, 3, 4, 3
 	tight.MentionEntitiesK, tight.TitleSourcesK, tight.K, tight.ContextHits = 2, 1, 12, 2
+	tight.SetsPerText = 1
+	union := orig
+	union.SetsPerText = statement.MaxDirectSets
 	for qi := range 12 {
+		if qi == 4 { // sets on one worker read by one text over their shards' union
+			for _, e := range engines {
+				if err := e.SetSettings(union); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		if qi == 8 {
 			for _, e := range engines {
 				if err := e.SetSettings(tight); err != nil {
@@ -116,7 +129,12 @@ func TestCitusManySets(t *testing.T) {
 			}
 		}
 	}
-	// The trace ran the union of the sets' shards on their worker.
+	// With sets_per_text 16 the trace ran the union of the sets' shards on their worker.
+	for _, e := range engines {
+		if err := e.SetSettings(union); err != nil {
+			t.Fatal(err)
+		}
+	}
 	read := together[0]
 	tr, err := engines[0].Trace(ctx, recall.User{ID: "t", Read: read}, "Who visited the harbor with Bob Stone?", 600, &recall.Options{Now: now})
 	if err != nil {
@@ -125,7 +143,20 @@ func TestCitusManySets(t *testing.T) {
 	if n := strings.Count(tr.SQL, "recall.probe_entities_shard("); n != len(read) || !strings.Contains(tr.SQL, " UNION ALL ") {
 		t.Fatalf("the trace's SQL probes entities %d times for %d sets:\n%.600s", n, len(read), tr.SQL)
 	}
-	// Sets on two workers: the lanes round ran on both.
+	// With the default (one set a text), the lanes round ran once a set; on both workers for
+	// sets apart.
+	for _, e := range engines {
+		if err := e.SetSettings(orig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err = engines[0].Trace(ctx, recall.User{ID: "t3", Read: read}, "Who visited the harbor with Bob Stone?", 600, &recall.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(tr.SQL, "-- the lanes round on "); n != len(read) {
+		t.Fatalf("the trace of a caller of %v on one worker shows %d lanes rounds:\n%.600s", read, n, tr.SQL)
+	}
 	tr, err = engines[0].Trace(ctx, recall.User{ID: "t2", Read: apart[:2]}, "Who visited the harbor with Bob Stone?", 600, &recall.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +168,7 @@ func TestCitusManySets(t *testing.T) {
 
 // setWorkers returns the worker ("host:port") each scope set's shards are on, read from the
 // cluster's placement (statement.PlacementOf).
-func setWorkers(t *testing.T, cdb *testdb.DB, sets [][]string) []string {
+func setWorkers(t testing.TB, cdb *testdb.DB, sets [][]string) []string {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := cdb.Runtime.Begin(ctx)
@@ -157,7 +188,7 @@ func setWorkers(t *testing.T, cdb *testdb.DB, sets [][]string) []string {
 }
 
 // TestCitusManySetsPastOneText: a caller of more scope sets than one worker's text names
-// (statement.MaxDirectSets) is read in rounds over groups of them, on each worker one group
+// (sets_per_text at its most, statement.MaxDirectSets) is read in rounds over groups of them, on each worker one group
 // after the other, and gets the single server's pack: seventeen sets on one worker and one on
 // the other, random questions, the maximal plan and each lane alone.
 func TestCitusManySetsPastOneText(t *testing.T) {
@@ -196,6 +227,11 @@ func TestCitusManySetsPastOneText(t *testing.T) {
 	plans := []statement.Plan{statement.Maximal}
 	for _, l := range statement.Lanes() {
 		plans = append(plans, statement.Only(l))
+	}
+	union := engines[0].Settings()
+	union.SetsPerText = statement.MaxDirectSets
+	if err := engines[0].SetSettings(union); err != nil {
+		t.Fatal(err)
 	}
 	for _, read := range [][]string{sets, sets[:statement.MaxDirectSets+1]} {
 		user := recall.User{ID: fmt.Sprintf("r%d", len(read)), Read: read}

@@ -31,10 +31,10 @@ func placementKey(tx pgx.Tx, set []string) string {
 
 // RunDirect is RunText that, for a caller of one scope set on a distributed Citus schema,
 // reads the set's shards on their worker (RunOnShard; shard.go says why), which keeps its
-// plan where the routed statement is planned at every call; for a caller of several sets
-// whose shards are all on one worker, reads them there together (RunOnShards, shards.go);
-// for one of sets on several workers or of more than MaxDirectSets, in rounds on each
-// (RunSpread, spread.go). The sets and their placements are read on the coordinator first.
+// plan where the routed statement is planned at every call; for a caller of several sets, in
+// rounds on their workers, Settings.SetsPerText sets a text (RunSpread, spread.go), or, when
+// all of them are on one worker and no more than SetsPerText, by one text there over their
+// shards' union (RunOnShards, shards.go). The sets and their placements are read on the coordinator first.
 // Anywhere else (one server, a caller of no set), and when the read of one set's shards
 // fails for the cluster's reasons (the worker cannot be reached, a shard is no longer there),
 // it is RunText: the routed statement through the coordinator. When a read of several sets
@@ -50,7 +50,7 @@ func RunDirect(ctx context.Context, pool Beginner, workers Workers, who Scopes, 
 	}
 	var out []Candidate
 	var text string
-	if len(sets) > MaxDirectSets || apart(places) {
+	if len(sets) > s.SetsPerText || apart(places) {
 		// Sets on several workers, or more than one text of a worker's names: the rounds of
 		// spread.go.
 		if out, text, err = RunSpread(ctx, pool, workers, who, st, sets, places, q, s); err == nil {

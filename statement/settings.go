@@ -86,6 +86,13 @@ type Settings struct {
 	WRecency        float64       `set:"w_recency" default:"0.002" range:"[0,]"`        // weight of the recency term
 	RecencyHalfLife time.Duration `set:"recency_half_life" default:"168h" range:"(0,]"` // half-life of the recency term over last_accessed
 	WFrequency      float64       `set:"w_frequency" default:"0.001" range:"[0,]"`      // weight of ln(1 + access_count)
+
+	// On a Citus cluster: the most scope sets one text reads on a worker (docs/SCALING.md). A
+	// caller of at most this many sets on one worker is read there by one text over the union
+	// of their shards; of more, or of sets on several workers, in rounds, each worker's sets in
+	// groups of this many. One a text measured 1.0x the single server for callers of two to
+	// eight sets, the union 2.1-3.5x (BenchmarkCitusSets).
+	SetsPerText int `set:"sets_per_text" default:"1" range:"[1,16]" bind:"-"`
 }
 
 // Weights are the lanes' RRF weights, indexed by lane; in JSON, an object keyed by lane name.

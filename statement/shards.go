@@ -12,16 +12,16 @@ import (
 	sqltext "github.com/recall-engine/recall/sql"
 )
 
-// A caller of several scope sets whose shards are all placed on one worker reads them there
-// together: the statement's shard form with every distributed table read as the union of the
+// With Settings.SetsPerText above one, a caller of several scope sets whose shards are all
+// placed on one worker reads them there together: the statement's shard form with every distributed table read as the union of the
 // sets' shards, each bound to the sets, and each probe run once per set (a probe's answer is
 // its set's matches, and the sets' answers together are the caller's). The rows read are
 // exactly those one server's statement reads for the caller, so its answer is one server's
-// (TestCitusManySets). Sets on different workers are read in rounds on each (spread.go).
+// (TestCitusManySets). It is not the default: the union of shards made the text 2-5x slower
+// than the rounds of one set a text (spread.go; BenchmarkCitusSets).
 
-// MaxDirectSets is how many scope sets one shard-form text names (its text, planned at every
-// call, grows with each): a caller of more on one worker is read there in groups of this many,
-// in rounds (spread.go).
+// MaxDirectSets is the most scope sets one shard-form text names (its text, planned at every
+// call, grows with each): Settings.SetsPerText's upper bound.
 const MaxDirectSets = 16
 
 var (

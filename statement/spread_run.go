@@ -16,7 +16,7 @@ import (
 )
 
 // spreadWorker is one worker of a recall across workers: its sets and their placements, in
-// groups of at most MaxDirectSets (each round runs once per group, one text naming the
+// groups of at most Settings.SetsPerText (each round runs once per group, one text naming the
 // group's sets), and the read-only transaction every round runs in as the caller.
 type spreadWorker struct {
 	sets   [][]string
@@ -130,10 +130,10 @@ func RunSpread(ctx context.Context, coordinator Beginner, workers Workers, who S
 		}
 		w.sets, w.places = append(w.sets, sets[i]), append(w.places, p)
 	}
-	groups := 0
+	groups, per := 0, min(max(s.SetsPerText, 1), MaxDirectSets)
 	for _, w := range sp.workers {
-		for i := 0; i < len(w.sets); i += MaxDirectSets {
-			j := min(i+MaxDirectSets, len(w.sets))
+		for i := 0; i < len(w.sets); i += per {
+			j := min(i+per, len(w.sets))
 			w.groups = append(w.groups, spreadGroup{sets: w.sets[i:j], places: w.places[i:j], index: groups})
 			groups++
 		}
