@@ -103,9 +103,10 @@ func query[T any](ctx context.Context, sp *spread, routed string, args pgx.Named
 	return slices.Concat(parts...), err
 }
 
-// RunSpread runs st for q for a caller whose scope sets (sets, placed at places) are on several
-// workers, in rounds on each worker (spread.go) and PageRank on coordinator; it returns what
-// one server's statement returns for the caller, and the lanes round's text on each worker.
+// RunSpread runs st for q for a caller of several scope sets (sets, placed at places), in
+// rounds on their workers (spread.go), each worker's sets Settings.SetsPerText a text, and
+// PageRank on coordinator; it returns what one server's statement returns for the caller, and
+// the lanes round's texts.
 func RunSpread(ctx context.Context, coordinator Beginner, workers Workers, who Scopes, st *Statement, sets [][]string, places []Placement, q Query, s Settings) ([]Candidate, string, error) {
 	if q.Now.IsZero() {
 		q.Now = time.Now() // one now for every round
