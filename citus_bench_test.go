@@ -91,38 +91,24 @@ func BenchmarkCitusRecall(b *testing.B) {
 		if i%2 == 1 {
 			bq.Text = words[r.IntN(len(words))]
 		}
-		for k := range 2 {
-			arm := (i + k) % 2 // alternate which arm goes first
-			t := time.Now()
-			if _, err := engines[arm].Recall(ctx, user, q, 1000, nil); err != nil {
-				b.Fatal(err)
+		// Each call on both arms, alternating which goes first.
+		both := func(lat *[2][]time.Duration, call func(e *recall.Engine) error) {
+			for k := range 2 {
+				arm := (i + k) % 2
+				t := time.Now()
+				if err := call(engines[arm]); err != nil {
+					b.Fatal(err)
+				}
+				lat[arm] = append(lat[arm], time.Since(t))
 			}
-			times[arm] = append(times[arm], time.Since(t))
 		}
-		for k := range 2 {
-			arm := (i + k) % 2
-			t := time.Now()
-			if _, err := engines[arm].Browse(ctx, two, bq); err != nil {
-				b.Fatal(err)
-			}
-			browses[arm] = append(browses[arm], time.Since(t))
+		recallAs := func(u recall.User) func(e *recall.Engine) error {
+			return func(e *recall.Engine) error { _, err := e.Recall(ctx, u, q, 1000, nil); return err }
 		}
-		for k := range 2 {
-			arm := (i + k) % 2
-			t := time.Now()
-			if _, err := engines[arm].Recall(ctx, near, q, 1000, nil); err != nil {
-				b.Fatal(err)
-			}
-			nears[arm] = append(nears[arm], time.Since(t))
-		}
-		for k := range 2 {
-			arm := (i + k) % 2
-			t := time.Now()
-			if _, err := engines[arm].Recall(ctx, far, q, 1000, nil); err != nil {
-				b.Fatal(err)
-			}
-			fars[arm] = append(fars[arm], time.Since(t))
-		}
+		both(&times, recallAs(user))
+		both(&browses, func(e *recall.Engine) error { _, err := e.Browse(ctx, two, bq); return err })
+		both(&nears, recallAs(near))
+		both(&fars, recallAs(far))
 	}
 	b.StopTimer()
 	pct := func(d []time.Duration, p float64) float64 {

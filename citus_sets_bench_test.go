@@ -24,18 +24,11 @@ import (
 func BenchmarkCitusSets(b *testing.B) {
 	cdb, sdb := distributedPair(b)
 	ctx := context.Background()
-	var candidates [][]string
+	var candidates []string
 	for i := range 100 {
-		candidates = append(candidates, []string{fmt.Sprintf("g%02d", i)})
+		candidates = append(candidates, fmt.Sprintf("g%02d", i))
 	}
-	byWorker := map[string][]string{}
-	var order []string
-	for i, w := range setWorkers(b, cdb, candidates) {
-		if byWorker[w] == nil {
-			order = append(order, w)
-		}
-		byWorker[w] = append(byWorker[w], candidates[i][0])
-	}
+	byWorker, order := scopesByWorker(b, cdb, candidates)
 	if len(order) != 2 || len(byWorker[order[0]]) < 8 || len(byWorker[order[1]]) < 4 {
 		b.Fatalf("100 names on the workers: %v", byWorker)
 	}

@@ -31,10 +31,7 @@ func TestCitusManySets(t *testing.T) {
 	words, names, start := writeHarbor(t, engines, r, recall.User{ID: "w", Read: sets, Write: sets}, sets)
 
 	// The sets by the worker their shards are on.
-	byWorker := map[string][]string{}
-	for i, w := range setWorkers(t, cdb, [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}, {"f"}, {"g"}, {"h"}}) {
-		byWorker[w] = append(byWorker[w], sets[i])
-	}
+	byWorker, _ := scopesByWorker(t, cdb, sets)
 	var together [][]string
 	var apart []string
 	for _, scs := range byWorker {
@@ -166,6 +163,24 @@ func TestCitusManySets(t *testing.T) {
 	}
 }
 
+// scopesByWorker groups scopes, each the one scope of a set, by the worker its set's shards are
+// on (setWorkers), in their order; workers lists the workers in the order first met.
+func scopesByWorker(t testing.TB, cdb *testdb.DB, scopes []string) (byWorker map[string][]string, workers []string) {
+	t.Helper()
+	sets := make([][]string, len(scopes))
+	for i, sc := range scopes {
+		sets[i] = []string{sc}
+	}
+	byWorker = map[string][]string{}
+	for i, w := range setWorkers(t, cdb, sets) {
+		if byWorker[w] == nil {
+			workers = append(workers, w)
+		}
+		byWorker[w] = append(byWorker[w], scopes[i])
+	}
+	return byWorker, workers
+}
+
 // setWorkers returns the worker ("host:port") each scope set's shards are on, read from the
 // cluster's placement (statement.PlacementOf).
 func setWorkers(t testing.TB, cdb *testdb.DB, sets [][]string) []string {
@@ -188,9 +203,9 @@ func setWorkers(t testing.TB, cdb *testdb.DB, sets [][]string) []string {
 }
 
 // TestCitusManySetsPastOneText: a caller of more scope sets than one worker's text names
-// (sets_per_text at its most, statement.MaxDirectSets) is read in rounds over groups of them, on each worker one group
-// after the other, and gets the single server's pack: seventeen sets on one worker and one on
-// the other, random questions, the maximal plan and each lane alone.
+// (sets_per_text at its most, statement.MaxDirectSets) is read in rounds over groups of them,
+// on each worker one group after the other, and gets the single server's pack: seventeen sets
+// on one worker and one on the other, random questions, the maximal plan and each lane alone.
 func TestCitusManySetsPastOneText(t *testing.T) {
 	t.Parallel()
 	cdb, sdb := distributedPair(t)
@@ -199,14 +214,11 @@ func TestCitusManySetsPastOneText(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 3))
 	// MaxDirectSets + 1 sets on one worker (two groups there) and one on the other, by the
 	// cluster's own placement of each name.
-	var candidates [][]string
+	var candidates []string
 	for i := range 200 {
-		candidates = append(candidates, []string{fmt.Sprintf("s%03d", i)})
+		candidates = append(candidates, fmt.Sprintf("s%03d", i))
 	}
-	byWorker := map[string][]string{}
-	for i, w := range setWorkers(t, cdb, candidates) {
-		byWorker[w] = append(byWorker[w], candidates[i][0])
-	}
+	byWorker, _ := scopesByWorker(t, cdb, candidates)
 	var sets []string
 	for _, scs := range byWorker {
 		if len(sets) == 0 && len(scs) > statement.MaxDirectSets {

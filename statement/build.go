@@ -103,12 +103,7 @@ func Build(shape Shape) (*Statement, error) {
 	}
 	shape.Plan = plan
 	ctes := []string{fragment("visible", 0)}
-	var needs [numInputs]bool
-	for _, l := range plan.Lanes() {
-		for _, in := range lanes[l].inputs {
-			needs[in] = true
-		}
-	}
+	needs := planInputs(plan)
 	for in := range numInputs {
 		if needs[in] {
 			ctes = append(ctes, inputFragment(in, shape))
@@ -142,6 +137,16 @@ func Build(shape Shape) (*Statement, error) {
 	}
 	slices.Sort(names)
 	return &Statement{Shape: shape, SQL: sql, Binds: names, Lanes: plan.Lanes()}, nil
+}
+
+// planInputs reports which shared inputs the lanes of plan read.
+func planInputs(plan Plan) (needs [numInputs]bool) {
+	for _, l := range plan.Lanes() {
+		for _, in := range lanes[l].inputs {
+			needs[in] = true
+		}
+	}
+	return needs
 }
 
 // withQuery is one statement of the WITH queries ctes and then sel (empty when the last of

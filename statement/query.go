@@ -83,3 +83,11 @@ func singular(w string) string {
 	}
 	return w[:len(w)-1]
 }
+
+// asOf is the time the recall's memories must hold at: AsOf, or Now when it is unset.
+func (q Query) asOf() time.Time {
+	if q.AsOf.IsZero() {
+		return q.Now
+	}
+	return q.AsOf
+}

@@ -77,11 +77,7 @@ func runEach(ctx context.Context, pool Beginner, who Scopes, sts []*Statement, q
 	if q.Now.IsZero() {
 		q.Now = time.Now()
 	}
-	asOf := q.AsOf
-	if asOf.IsZero() {
-		asOf = q.Now
-	}
-	scan := func(r pgx.CollectableRow) (Candidate, error) { return scanCandidate(r, q.Now, asOf) }
+	scan := func(r pgx.CollectableRow) (Candidate, error) { return scanCandidate(r, q.Now, q.asOf()) }
 	args := make([]pgx.NamedArgs, len(sts))
 	for i, st := range sts {
 		a, err := st.Args(q, s)

@@ -158,23 +158,12 @@ func RunOnShards(ctx context.Context, pool Beginner, who Scopes, st *Statement, 
 		return nil, "", err
 	}
 	onShard := func(ctx context.Context, tx pgx.Tx, _ []*Statement) ([]string, error) {
-		for i, set := range sets {
-			var here bool
-			if err := tx.QueryRow(ctx, sqltext.ShardHere, set, places[i].Shards["memories"]).Scan(&here); err != nil {
-				return nil, interpretError(ctx, err)
-			}
-			if !here {
-				return nil, fmt.Errorf("%w: scope set %v, %s", ErrShardMoved, set, places[i].Shards["memories"])
-			}
+		if err := shardsHere(ctx, tx, sets, places); err != nil {
+			return nil, err
 		}
 		if len(sets) > 1 && st.Shape.Plan.Has(Title) {
-			args := pgx.NamedArgs{"qlower": strings.ToLower(q.Raw), "title_exact_words": s.TitleExactWords, "title_floor": s.TitleFloor}
-			known, err := titleKnownSQL(sets, places)
-			if err != nil {
+			if err := setTitleKnown(ctx, tx, sets, places, q, s); err != nil {
 				return nil, err
-			}
-			if _, err := tx.Exec(ctx, known, args); err != nil {
-				return nil, interpretError(ctx, err)
 			}
 		}
 		return []string{text}, nil
@@ -184,4 +173,33 @@ func RunOnShards(ctx context.Context, pool Beginner, who Scopes, st *Statement, 
 		return nil, "", err
 	}
 	return out[0], text, nil
+}
+
+// shardsHere checks, in tx on a worker, that every set's shards are still placed there
+// (ErrShardMoved when one is not).
+func shardsHere(ctx context.Context, tx pgx.Tx, sets [][]string, places []Placement) error {
+	for i, set := range sets {
+		var here bool
+		if err := tx.QueryRow(ctx, sqltext.ShardHere, set, places[i].Shards["memories"]).Scan(&here); err != nil {
+			return interpretError(ctx, err)
+		}
+		if !here {
+			return fmt.Errorf("%w: scope set %v, %s", ErrShardMoved, set, places[i].Shards["memories"])
+		}
+	}
+	return nil
+}
+
+// setTitleKnown sets recall.title_known in tx to the title keys q names exactly in sets
+// (titleKnownSQL).
+func setTitleKnown(ctx context.Context, tx pgx.Tx, sets [][]string, places []Placement, q Query, s Settings) error {
+	known, err := titleKnownSQL(sets, places)
+	if err != nil {
+		return err
+	}
+	args := pgx.NamedArgs{"qlower": strings.ToLower(q.Raw), "title_exact_words": s.TitleExactWords, "title_floor": s.TitleFloor}
+	if _, err := tx.Exec(ctx, known, args); err != nil {
+		return interpretError(ctx, err)
+	}
+	return nil
 }

@@ -10,10 +10,11 @@ import (
 	sqltext "github.com/recall-engine/recall/sql"
 )
 
-// A recall by a caller whose scope sets' shards are on several workers. Citus refuses the
-// statement across shards as one query (docs/SCALING.md), so it runs in rounds, each on every
-// worker over that worker's sets (the shard form of several sets, shards.go) inside one
-// read-only transaction per worker, and the engine merges in Go what couples the sets:
+// A recall by a caller of several scope sets, whose shards may be on several workers. Citus
+// refuses the statement across shards as one query (docs/SCALING.md), so it runs in rounds,
+// each on every worker over that worker's sets (the shard form, Settings.SetsPerText sets a
+// text: shards.go) inside one read-only transaction per worker, and the engine merges in Go
+// what couples the sets:
 //
 //  1. gather: each set's BM25 statistics and its rows of the query's terms, and the entities
 //     and titles the query names (the probes; the title probe after the exact title keys of
@@ -26,7 +27,7 @@ import (
 //  4. output: the rows of the k fused candidates and of their neighbours.
 //
 // spread_merge.go ranks the lanes again and fuses them as the statement does, and
-// spread_run.go runs the rounds. The answer is one server's (TestCitusSpread), but that
+// spread_run.go runs the rounds. The answer is one server's (TestCitusManySets), but that
 // each worker reads its own snapshot.
 
 // spreadForm holds a shape's texts for the rounds: routed (bound to @route, written for a
@@ -134,12 +135,7 @@ func spreadFormOf(shape Shape) (*spreadForm, error) {
 // buildSpread writes the rounds' texts for shape (a Statement's, its plan as Build left it).
 func buildSpread(shape Shape) (*spreadForm, error) {
 	plan := shape.Plan
-	var needs [numInputs]bool
-	for _, l := range plan.Lanes() {
-		for _, in := range lanes[l].inputs {
-			needs[in] = true
-		}
-	}
+	needs := planInputs(plan)
 	d := spreadData{
 		Lexical: needs[inLexical], Entities: needs[inEntities],
 		BM25: plan.Has(BM25) || plan.Has(Graph), Vector: shape.Dim > 0 && needs[inVector],

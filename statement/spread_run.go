@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall/internal/scope"
-	sqltext "github.com/recall-engine/recall/sql"
 )
 
 // spreadWorker is one worker of a recall across workers: its sets and their placements, in
@@ -184,31 +183,17 @@ func (w *spreadWorker) begin(ctx context.Context, workers Workers, who Scopes, s
 	if err := scope.Apply(ctx, w.tx, who.Read, who.Write, s.Session()...); err != nil {
 		return interpretError(ctx, err)
 	}
-	for i, set := range w.sets {
-		var here bool
-		if err := w.tx.QueryRow(ctx, sqltext.ShardHere, set, w.places[i].Shards["memories"]).Scan(&here); err != nil {
-			return interpretError(ctx, err)
-		}
-		if !here {
-			return fmt.Errorf("%w: scope set %v, %s", ErrShardMoved, set, w.places[i].Shards["memories"])
-		}
-	}
-	return nil
+	return shardsHere(ctx, w.tx, w.sets, w.places)
 }
 
 // titleKeys sets recall.title_known on every worker to the title keys the query names exactly
 // in any set the caller sees (each worker finds its sets', as RunOnShards does).
 func (sp *spread) titleKeys(ctx context.Context, q Query, s Settings) error {
-	args := pgx.NamedArgs{"qlower": strings.ToLower(q.Raw), "title_exact_words": s.TitleExactWords, "title_floor": s.TitleFloor}
 	keys := make([][]string, len(sp.workers))
 	err := sp.each(func(w *spreadWorker) error {
 		for _, g := range w.groups {
-			known, err := titleKnownSQL(g.sets, g.places)
-			if err != nil {
+			if err := setTitleKnown(ctx, w.tx, g.sets, g.places, q, s); err != nil {
 				return err
-			}
-			if _, err := w.tx.Exec(ctx, known, args); err != nil {
-				return interpretError(ctx, err)
 			}
 			var k []string
 			if err := w.tx.QueryRow(ctx, spreadPiece("title_keys", nil)).Scan(&k); err != nil {
@@ -315,12 +300,8 @@ func (sp *spread) output(ctx context.Context, top []fusedHit, bound pgx.NamedArg
 			hits[f.id] = true
 		}
 	}
-	now, asOf := q.Now, q.AsOf
-	if asOf.IsZero() {
-		asOf = now
-	}
 	rows, err := query(ctx, sp, sp.form.output, bound, func(r pgx.CollectableRow, _ int) (Candidate, error) {
-		return scanCandidate(r, now, asOf)
+		return scanCandidate(r, q.Now, q.asOf())
 	})
 	if err != nil {
 		return nil, err
