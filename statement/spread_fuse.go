@@ -92,7 +92,6 @@ func graphLane(m merged, top map[int64]float64, s Settings) []spreadHit {
 		}
 	}
 	var rows []laneRow
-	ties := map[float64]int64{}
 	for id, ents := range pool {
 		var score float64
 		found := false
@@ -102,12 +101,8 @@ func graphLane(m merged, top map[int64]float64, s Settings) []spreadHit {
 			}
 		}
 		if found {
-			rows = append(rows, laneRow{ID: id, Score: &score, Ties: new(int64)})
-			ties[score]++
+			rows = append(rows, laneRow{ID: id, Score: &score, Ties: ptrTo(int64(1))}) // each row counts itself
 		}
-	}
-	for i := range rows {
-		*rows[i].Ties = ties[*rows[i].Score]
 	}
 	return midRanked(rows, s.GraphK)
 }
@@ -157,3 +152,5 @@ func fuseSpread(m merged, plan Plan, s Settings) []fusedHit {
 	slices.SortFunc(out, func(a, b fusedHit) int { return cmp.Or(cmp.Compare(b.fuse, a.fuse), cmp.Compare(a.id, b.id)) })
 	return out[:min(len(out), s.K)]
 }
+
+func ptrTo[T any](v T) *T { return &v }

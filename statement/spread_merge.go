@@ -72,8 +72,7 @@ func mergeGather(rows []gatherRow, fuzzy bool, s Settings) gathered {
 	return g
 }
 
-// laneRow is a row of the lanes round (sql/citus/spread.sql, "lanes"); group is the index of
-// the group of sets it came from (spread_run.go).
+// laneRow is a row of the lanes round (sql/citus/spread.sql, "lanes").
 type laneRow struct {
 	Kind          string
 	ID            int64
@@ -86,7 +85,6 @@ type laneRow struct {
 	Recency       *float64
 	Frequency     *float64
 	AccessCount   *int64
-	group         int
 }
 
 // spreadHit is a memory in one lane's merged list.
@@ -151,20 +149,13 @@ func mergeLanes(rows []laneRow, plan Plan, s Settings) merged {
 }
 
 // midRanked ranks rows whose ties share their mid rank (mention, title): rank() plus half the
-// tied rows before the lane's cut, whose count each group of sets gives for its rows (a group
-// that cut all its rows of a score has k better rows, so that score is past the cut here too).
+// tied rows before the lane's cut, whose count each text gives on the first of its rows of a
+// score (a text that cut all its rows of a score has k better rows, so that score is past the
+// cut here too).
 func midRanked(rows []laneRow, k int) []spreadHit {
-	type groupScore struct {
-		group int
-		score float64
-	}
 	ties := map[float64]int64{}
-	seen := map[groupScore]bool{}
 	for _, r := range rows {
-		if ws := (groupScore{r.group, *r.Score}); !seen[ws] {
-			seen[ws] = true
-			ties[*r.Score] += *r.Ties
-		}
+		ties[*r.Score] += *r.Ties
 	}
 	slices.SortFunc(rows, byScore)
 	out := make([]spreadHit, 0, min(k, len(rows)))

@@ -12,8 +12,6 @@ import (
 // group's rows at once (the reference: what one server computes over the union), each group
 // sending only what its own lane keeps, as the lanes round does.
 
-func ptr[T any](v T) *T { return &v }
-
 // TestMidRankedMerge: mention's and title's mid ranks over the union, from groups that each
 // send their best k with the count of their ties before the cut.
 func TestMidRankedMerge(t *testing.T) {
@@ -23,14 +21,15 @@ func TestMidRankedMerge(t *testing.T) {
 		var all []laneRow
 		var sent []laneRow
 		id := int64(0)
-		for g := range 1 + r.IntN(4) {
+		for range 1 + r.IntN(4) {
 			var rows []laneRow
 			for range r.IntN(12) {
 				id++
-				rows = append(rows, laneRow{ID: id, Score: ptr(float64(1 + r.IntN(4))), group: g})
+				rows = append(rows, laneRow{ID: id, Score: ptrTo(float64(1 + r.IntN(4)))})
 			}
 			all = append(all, rows...)
 			slices.SortFunc(rows, byScore)
+			// Each text gives its tie count on the first of its rows of a score, 0 on the others.
 			for i, x := range rows[:min(k, len(rows))] {
 				ties := int64(0)
 				for _, y := range rows {
@@ -38,7 +37,10 @@ func TestMidRankedMerge(t *testing.T) {
 						ties++
 					}
 				}
-				x.Ties = ptr(ties)
+				if i > 0 && *rows[i-1].Score == *x.Score {
+					ties = 0
+				}
+				x.Ties = ptrTo(ties)
 				rows[i] = x
 			}
 			sent = append(sent, rows[:min(k, len(rows))]...)
@@ -87,7 +89,7 @@ func TestMergeContext(t *testing.T) {
 				id++
 				m := contextMemo{id: id}
 				if r.IntN(5) > 0 {
-					m.score = ptr(float64(r.IntN(6)) / 2)
+					m.score = ptrTo(float64(r.IntN(6)) / 2)
 				}
 				g = append(g, m)
 			}
@@ -105,7 +107,7 @@ func TestMergeContext(t *testing.T) {
 			for _, x := range mine {
 				for i, m := range g {
 					if m.id == x.ID && m.next != 0 {
-						handoffs = append(handoffs, laneRow{ID: m.next, Ref: ptr(m.id), Score: ptr(handoff * *m.score), Score2: g[i+1].score})
+						handoffs = append(handoffs, laneRow{ID: m.next, Ref: ptrTo(m.id), Score: ptrTo(handoff * *m.score), Score2: g[i+1].score})
 					}
 				}
 			}
@@ -130,7 +132,7 @@ func TestMergeContext(t *testing.T) {
 		}
 		var all []laneRow
 		for id, v := range sum {
-			all = append(all, laneRow{ID: id, Score: ptr(v)})
+			all = append(all, laneRow{ID: id, Score: ptrTo(v)})
 		}
 		slices.SortFunc(all, byScore)
 		var want []spreadHit
@@ -170,8 +172,8 @@ func TestMergeTemporal(t *testing.T) {
 			var head, tail []laneRow
 			for range r.IntN(10) {
 				id++
-				x := laneRow{ID: id, Score: ptr(float64(r.IntN(4)) * 3600), Score2: ptr(float64(r.IntN(6)) * 3600),
-					Flag: ptr(r.IntN(2) == 0), At: ptr(base.Add(time.Duration(r.IntN(6)) * time.Hour))}
+				x := laneRow{ID: id, Score: ptrTo(float64(r.IntN(4)) * 3600), Score2: ptrTo(float64(r.IntN(6)) * 3600),
+					Flag: ptrTo(r.IntN(2) == 0), At: ptrTo(base.Add(time.Duration(r.IntN(6)) * time.Hour))}
 				if *x.Flag {
 					tail = append(tail, x)
 				} else {

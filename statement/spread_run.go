@@ -24,12 +24,10 @@ type spreadWorker struct {
 	tx     pgx.Tx
 }
 
-// spreadGroup is a group of a worker's sets; index numbers it among every worker's groups
-// (a merge counts a lane's ties per group).
+// spreadGroup is a group of a worker's sets, read by one text.
 type spreadGroup struct {
 	sets   [][]string
 	places []Placement
-	index  int
 }
 
 // text is the round's routed text written for g's sets.
@@ -77,8 +75,8 @@ func (sp *spread) with(extra pgx.NamedArgs) pgx.NamedArgs {
 }
 
 // query runs one round on every worker (the groups of a worker one after the other) and
-// collects its rows, each scanned by scan with its group's index.
-func query[T any](ctx context.Context, sp *spread, routed string, args pgx.NamedArgs, scan func(pgx.CollectableRow, int) (T, error)) ([]T, error) {
+// collects its rows, each scanned by scan.
+func query[T any](ctx context.Context, sp *spread, routed string, args pgx.NamedArgs, scan pgx.RowToFunc[T]) ([]T, error) {
 	parts := make([][]T, len(sp.workers))
 	err := sp.each(func(w *spreadWorker) error {
 		i := slices.Index(sp.workers, w)
@@ -91,7 +89,7 @@ func query[T any](ctx context.Context, sp *spread, routed string, args pgx.Named
 			if err != nil {
 				return interpretError(ctx, err)
 			}
-			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r, g.index) })
+			got, err := pgx.CollectRows(rows, scan)
 			if err != nil {
 				return interpretError(ctx, err)
 			}
@@ -130,12 +128,11 @@ func RunSpread(ctx context.Context, coordinator Beginner, workers Workers, who S
 		}
 		w.sets, w.places = append(w.sets, sets[i]), append(w.places, p)
 	}
-	groups, per := 0, min(max(s.SetsPerText, 1), MaxDirectSets)
+	per := min(max(s.SetsPerText, 1), MaxDirectSets)
 	for _, w := range sp.workers {
 		for i := 0; i < len(w.sets); i += per {
 			j := min(i+per, len(w.sets))
-			w.groups = append(w.groups, spreadGroup{sets: w.sets[i:j], places: w.places[i:j], index: groups})
-			groups++
+			w.groups = append(w.groups, spreadGroup{sets: w.sets[i:j], places: w.places[i:j]})
 		}
 	}
 	defer func() {
@@ -219,9 +216,7 @@ func (sp *spread) titleKeys(ctx context.Context, q Query, s Settings) error {
 // run runs the rounds (spread.go) on the open transactions and merges them.
 func (sp *spread) run(ctx context.Context, coordinator Beginner, st *Statement, q Query, s Settings) ([]Candidate, error) {
 	plan := st.Shape.Plan
-	grows, err := query(ctx, sp, sp.form.gather, sp.args, func(r pgx.CollectableRow, _ int) (gatherRow, error) {
-		return pgx.RowToStructByPos[gatherRow](r)
-	})
+	grows, err := query(ctx, sp, sp.form.gather, sp.args, pgx.RowToStructByPos[gatherRow])
 	if err != nil {
 		return nil, err
 	}
@@ -232,11 +227,7 @@ func (sp *spread) run(ctx context.Context, coordinator Beginner, st *Statement, 
 		"b_titles": g.titles, "b_title_sims": g.titleSims, "b_title_direct": g.titleDirect,
 		"spread_bm25": max(s.BM25K, s.GraphPool, s.GraphSeedHits),
 	}
-	lrows, err := query(ctx, sp, sp.form.lanes, sp.with(bound), func(r pgx.CollectableRow, i int) (laneRow, error) {
-		x, err := pgx.RowToStructByPos[laneRow](r)
-		x.group = i
-		return x, err
-	})
+	lrows, err := query(ctx, sp, sp.form.lanes, sp.with(bound), pgx.RowToStructByPos[laneRow])
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +243,7 @@ func (sp *spread) run(ctx context.Context, coordinator Beginner, st *Statement, 
 // graph runs the walk round from the merged seeds and PageRank on the coordinator, and
 // scores the graph lane.
 func (sp *spread) graph(ctx context.Context, coordinator Beginner, g gathered, m merged, s Settings) ([]spreadHit, error) {
-	wrows, err := query(ctx, sp, sp.form.walk, sp.with(pgx.NamedArgs{"b_seeds": graphSeeds(g, m, s)}),
-		func(r pgx.CollectableRow, _ int) (walkRow, error) { return pgx.RowToStructByPos[walkRow](r) })
+	wrows, err := query(ctx, sp, sp.form.walk, sp.with(pgx.NamedArgs{"b_seeds": graphSeeds(g, m, s)}), pgx.RowToStructByPos[walkRow])
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +280,7 @@ func (sp *spread) output(ctx context.Context, top []fusedHit, bound pgx.NamedArg
 	}
 	bound = sp.with(bound)
 	bound["b_top"], bound["b_top_fused"], bound["context_hits"] = ids, fused, len(top)
-	eligible, err := query(ctx, sp, sp.form.hits, bound, func(r pgx.CollectableRow, _ int) (int64, error) { return pgx.RowTo[int64](r) })
+	eligible, err := query(ctx, sp, sp.form.hits, bound, pgx.RowTo[int64])
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +290,7 @@ func (sp *spread) output(ctx context.Context, top []fusedHit, bound pgx.NamedArg
 			hits[f.id] = true
 		}
 	}
-	rows, err := query(ctx, sp, sp.form.output, bound, func(r pgx.CollectableRow, _ int) (Candidate, error) {
+	rows, err := query(ctx, sp, sp.form.output, bound, func(r pgx.CollectableRow) (Candidate, error) {
 		return scanCandidate(r, q.Now, q.asOf())
 	})
 	if err != nil {

@@ -71,7 +71,8 @@ SELECT 'title', t.id, NULL, NULL, NULL, NULL, NULL, NULL, t.sim, t.direct FROM t
 
 -- lanes: each lane's rows on this worker, with what ranks them over every worker: bm25's
 -- best spread_bm25 scores and every vector hit (with the entities each mentions, for the
--- graph's seeds and pool), mention and title with their tie counts, every temporal candidate
+-- graph's seeds and pool), mention and title with their tie counts (on the first row of each
+-- score this text returns, 0 on the others, so the counts of every text add up), every temporal candidate
 -- with its gap and distance (tail: one of the latest before the middle), the context lane's
 -- best and the answers its questions hand their score to; then every one's access terms.
 {{define "lanes"}}
@@ -93,11 +94,15 @@ spread_rows AS MATERIALIZED (
 {{- end}}
 {{- if .Mention}}
   UNION ALL
-  SELECT 'mention', l.id, NULL, l.score, NULL, l.ties, NULL, NULL, NULL FROM mention_lane l
+  SELECT 'mention', l.id, NULL, l.score, NULL,
+         CASE WHEN l.id = min(l.id) OVER (PARTITION BY l.score) THEN l.ties ELSE 0 END, NULL, NULL, NULL
+  FROM mention_lane l
 {{- end}}
 {{- if .Title}}
   UNION ALL
-  SELECT 'title', l.id, NULL, l.score, NULL, l.ties, l.direct, NULL, NULL FROM title_lane l
+  SELECT 'title', l.id, NULL, l.score, NULL,
+         CASE WHEN l.id = min(l.id) OVER (PARTITION BY l.score) THEN l.ties ELSE 0 END, l.direct, NULL, NULL
+  FROM title_lane l
 {{- end}}
 {{- if .Temporal}}
   UNION ALL
