@@ -23,6 +23,7 @@ type orderQuery struct {
 	metric eval.Metric
 	x      [][]float64 // the head's features
 	rel    []bool
+	ids    []string // the head's external ids, in fused order
 }
 
 // order: aizk-eval order --traces FILE[,FILE...] [--folds-by conv,set] --out FILE
@@ -33,6 +34,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	metric := fs.String("metric", "recall@10", "the metric of every set ("+eval.MetricNames()+")")
 	metricFor := fs.String("metric-for", "", "other metrics by set, e.g. scifact=ndcg@10 (a query's set: its metadata field set, else its file's name)")
 	folds := fs.String("folds-by", "", "query metadata fields, comma-separated: for each, fit on all but each of its values and score the one left out")
+	curve := fs.String("curve", "", "query metadata field: fit on each of its values alone and score every value, beside the fit on all the others (how the held-out metric grows with the data fitted on)")
 	group := fs.String("group-field", "", "query metadata field: the held-out headline metric per its value too, against the bm25 lane alone")
 	rrf := fs.Bool("compare-rrf", false, "with --folds-by: also fit the fusion (rrf_k and lane weights) by the same folds, the baseline the order must beat")
 	out := fs.String("out", "", "write the model fitted on every --traces query to FILE (ranker's JSON)")
@@ -73,6 +75,11 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *curve != "" {
+		if n := len(curveValues(train, *curve)); n < 3 {
+			return fmt.Errorf("%w: --curve %s: the traces hold %d values of it: a curve needs three at least (one, and more than one, to fit on besides the value scored)", cli.ErrUsage, *curve, n)
+		}
+	}
 	var test []orderQuery
 	if *score != "" {
 		if test, err = loadOrderQueries(*score, metrics, *k); err != nil {
@@ -97,6 +104,11 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	writeOrderTable(w, "In-sample (fitted on every query above)", train, map[string]*ranker.Model{"learned": model}, nil)
 	for _, field := range splitList(*folds) {
 		if err := writeHeldOut(w, train, field, *name, fo, *bags, *rrf, *group); err != nil {
+			return err
+		}
+	}
+	if *curve != "" {
+		if err := writeCurve(w, train, *curve, *name, fo, *bags); err != nil {
 			return err
 		}
 	}
@@ -196,6 +208,7 @@ func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]or
 			for i, c := range head {
 				cands[i] = c.Candidate
 				q.rel = append(q.rel, tq.judged(c.ExternalID) > 0)
+				q.ids = append(q.ids, c.ExternalID)
 			}
 			q.x = ranker.Extract(tq.Trace.Pack.Query, cands, s.RRFK)
 			out = append(out, q)
@@ -226,10 +239,7 @@ func fitOrder(qs []orderQuery, name, fitted string, o ranker.FitOptions, bags in
 func groupsBy(qs []orderQuery, field string) ([]string, map[string][]int) {
 	groups := map[string][]int{}
 	for i, q := range qs {
-		g := fmt.Sprint(q.Query.Meta[field])
-		if field == eval.SetField {
-			g = q.set
-		}
+		g := groupOf(q, field)
 		groups[g] = append(groups[g], i)
 	}
 	names := make([]string, 0, len(groups))

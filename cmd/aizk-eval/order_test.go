@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,102 @@ func TestTracesOrderMix(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Fatalf("mix's report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// threeTeams writes a BEIR set of notes kept by three teams, three questions each: each
+// question names its note's topic, and a second note of its team asks about that topic, which
+// the bm25 lane ranks first; north and south judge the first note, west the second.
+func threeTeams(t *testing.T) string {
+	t.Helper()
+	var corpus, queries strings.Builder
+	qrels := "query-id\tcorpus-id\tscore\n"
+	topics := []string{"sailing regatta", "garden tomatoes", "violin lessons", "bread baking", "bicycle repair", "tax forms", "roof tiles", "chess openings", "river kayaks"}
+	for i, topic := range topics {
+		team := []string{"north", "south", "west"}[i%3]
+		fmt.Fprintf(&corpus, `{"_id": "n%d", "title": "", "text": "Notes on the %s from day %d.", "metadata": {"team": %q}}`+"\n", i, topic, i, team)
+		fmt.Fprintf(&corpus, `{"_id": "m%d", "title": "", "text": "The %s? Did I note the %s? What %s?", "metadata": {"team": %q}}`+"\n", i, topic, topic, topic, team)
+		fmt.Fprintf(&queries, `{"_id": "q%d", "text": "What did I note about the %s?", "metadata": {"team": %q}}`+"\n", i, topic, team)
+		judged := "n" // west judges the other note: a fit on west alone learns the opposite
+		if team == "west" {
+			judged = "m"
+		}
+		qrels += fmt.Sprintf("q%d\t%s%d\t1\n", i, judged, i)
+	}
+	return writeSet(t, corpus.String(), queries.String(), qrels, "test")
+}
+
+// TestOrderCurve: --curve fits on each value alone and scores every value, the in-sample
+// cells on the diagonal; its last row, the fit on every other value, averages to the figure
+// --folds-by reports for the same fits; a field of fewer than three values is refused
+// before any fit.
+func TestOrderCurve(t *testing.T) {
+	t.Parallel()
+	url := adminURL(t)
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "teams.jsonl.gz")
+	if _, errOut, code := run(t, url, "traces", "--dataset", threeTeams(t), "--scope-field", "team", "--out", traces); code != 0 {
+		t.Fatalf("traces: exit %d: %s", code, errOut)
+	}
+	out, errOut, code := run(t, url, "order", "--traces", traces, "--metric", "mrr@10", "--folds-by", "team", "--curve", "team", "--out", filepath.Join(dir, "o.json"))
+	if code != 0 {
+		t.Fatalf("order --curve: exit %d: %s", code, errOut)
+	}
+	_, curve, ok := strings.Cut(out, "## Learning curve by team")
+	if !ok {
+		t.Fatalf("no curve in:\n%s", out)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(curve, "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) == 4 && cells[0] != "fitted on" && cells[0] != "---" {
+			rows[cells[0]] = cells[1:]
+		}
+	}
+	var off float64 // the held-out cells: three queries each, as many as the teams
+	for i, team := range []string{"north", "south", "west"} {
+		for j, cell := range rows[team] {
+			if strings.HasSuffix(cell, "(in sample)") != (i == j) {
+				t.Fatalf("row %s, column %d: %q: in sample on the diagonal only:\n%s", team, j, cell, curve)
+			}
+			var v float64
+			if _, err := fmt.Sscan(cell, &v); err != nil {
+				t.Fatalf("cell %q: %v", cell, err)
+			}
+			if i != j {
+				off += v / 6
+			}
+		}
+	}
+	// West judges the other note: a fit on north scores south fully and west not.
+	if rows["north"][1] != "1.0000" || rows["north"][2] == "1.0000" {
+		t.Fatalf("fitted on north: %v, want south 1.0000 and west below:\n%s", rows["north"], curve)
+	}
+	// Every judged note is in its question's head: a perfect order scores 1.
+	if !strings.Contains(curve, "a perfect order of the heads 1.0000") || rows["a perfect order of the same heads"][2] != "1.0000" {
+		t.Fatalf("the perfect order is not 1:\n%s", curve)
+	}
+	if want := fmt.Sprintf("fitted on one value %.4f", off); !strings.Contains(curve, want) {
+		t.Fatalf("the summary lacks %q (the held-out cells' mean):\n%s", want, curve)
+	}
+	var sum float64
+	for _, cell := range rows["every other value"] {
+		var v float64
+		if _, err := fmt.Sscan(cell, &v); err != nil {
+			t.Fatalf("cell %q: %v", cell, err)
+		}
+		sum += v * 3 // three queries a team
+	}
+	_, held, _ := strings.Cut(out, "## Held out by team")
+	var fused, learned float64
+	_, row, _ := strings.Cut(held, "| teams | 9 | mrr@10 | ")
+	if _, err := fmt.Sscanf(row, "%f | %f", &fused, &learned); err != nil {
+		t.Fatalf("held-out table: %v:\n%s", err, held)
+	}
+	if got := sum / 9; math.Abs(got-learned) > 0.0005 {
+		t.Fatalf("the curve's last row averages %.4f; --folds-by team reports %.4f", got, learned)
+	}
+	if _, errOut, code := run(t, url, "order", "--traces", traces, "--curve", "set", "--out", filepath.Join(dir, "o.json")); code != 2 || !strings.Contains(errOut, "--curve set") {
+		t.Fatalf("order --curve set (one value): exit %d: %s", code, errOut)
 	}
 }
