@@ -7,16 +7,16 @@ import (
 	"strings"
 
 	"github.com/recall-engine/recall/eval"
-
 	"github.com/recall-engine/recall/ranker"
 )
 
 // writeCurve writes how the learned order held out by field grows with what it is fitted on:
 // for each value of field, the order fitted on that value's queries alone (and on every query
 // without the field, such as another set's) scored on each value, then the order fitted on all
-// the other values (heldOutOrder) scored on each. The diagonal is in sample; every other cell
-// is held out. The last lines compare, over every held-out query, one value against all the
-// others: how much a value more to fit on is worth.
+// the other values (heldOutOrder) scored on each, and a perfect order of the same heads (what
+// any order of them could reach). The diagonal is in sample; every other cell is held out. The
+// last line compares, over every held-out query, one value against all the others: how much
+// a value more to fit on is worth.
 func writeCurve(w io.Writer, qs []orderQuery, field, name string, o ranker.FitOptions, bags int) error {
 	_, groups := groupsBy(qs, field)
 	names := curveValues(qs, field)
