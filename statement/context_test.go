@@ -19,9 +19,13 @@ type place struct {
 	question    bool
 }
 
+// shortWords is sql/write/bm25.sql's short_words: a neighbour shorter than this is read past.
+const shortWords = 7
+
 // contextReference scores every visible memory as the context lane is defined, from the
 // visible rows alone: a memory with a place by BM25 over its terms plus w times its
-// neighbours' (same source, places one before and after), with N, df and avgdl over the
+// neighbours' (same source, places one before and after, and two away on a side where the
+// one before or after has fewer than shortWords lexemes), with N, df and avgdl over the
 // memories with a place (df counting a term in a neighbour as in the memory, lengths counting
 // neighbours at w); a memory without a place by its own BM25 over every visible memory (the
 // bm25 lane's score); then each of the top k questions hands a times its score to the next
@@ -35,8 +39,13 @@ func contextReference(tf map[int64]map[string]int, dl map[int64]int, places map[
 		p := places[id]
 		var out []int64
 		for _, d := range []int64{-1, 1} {
-			if n, ok := at[[2]int64{p.source, p.pos + d}]; ok {
-				out = append(out, n)
+			n, ok := at[[2]int64{p.source, p.pos + d}]
+			if !ok {
+				continue
+			}
+			out = append(out, n)
+			if far, ok := at[[2]int64{p.source, p.pos + 2*d}]; ok && dl[n] < shortWords {
+				out = append(out, far)
 			}
 		}
 		return out
@@ -123,6 +132,20 @@ func TestContextMatchesReference(t *testing.T) {
 	for i := range 40 {
 		text := fmt.Sprintf("%s %s %s note %d", vocab[(7*i)%len(vocab)], vocab[(11*i+3)%len(vocab)], vocab[(13*i+5)%len(vocab)], i)
 		if _, err := notes.Exec(ctx, `INSERT INTO recall.memories (external_id, scopes, kind, text) VALUES ($1, '{acme}', 'world', $2)`, fmt.Sprintf("note%d", i), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A chat sent in pieces: short messages between longer ones, which the longer ones are
+	// read past ("sure thing" is read with "lantern zephyr ..." two places before it).
+	var chat int64
+	if err := notes.QueryRow(ctx, `INSERT INTO recall.sources (external_id, scopes, title) VALUES ('chat', '{acme}', 'a chat') RETURNING id`).Scan(&chat); err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"lantern zephyr harbor crane at the pier tonight", "ok", "sure thing",
+		"the bishop moved across the whole board again today", "yes", "dragon kites fly over the quiet meadow every spring",
+		"no", "an anchor rusted on the old grey ship by the harbor wall"} {
+		if _, err := notes.Exec(ctx, `INSERT INTO recall.memories (external_id, scopes, source_id, kind, text, position, speaker) VALUES ($1, '{acme}', $2, 'world', $3, $4, $5)`,
+			fmt.Sprintf("chat%d", i), chat, text, i+1, []string{"Ana", "Ben"}[i%2]); err != nil {
 			t.Fatal(err)
 		}
 	}
