@@ -6,8 +6,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/statement"
@@ -85,8 +83,8 @@ func TestMigrationRebuildsChatWindows(t *testing.T) {
 		t.Fatal("the stale chat already reads as the fresh one: the test would show nothing")
 	}
 	exec(`DELETE FROM public.recall_schema_version WHERE version_id = 14`)
-	owner := stdlib.OpenDBFromPool(db.Owner)
-	defer owner.Close()
+	owner := db.OwnerSQL()
+	defer owner.Close() //nolint:errcheck // closing a handle
 	res, err := migrations.Up(ctx, owner)
 	if err != nil || len(res.Migrations) != 1 {
 		t.Fatalf("up: %+v, %v", res, err)
@@ -96,7 +94,8 @@ func TestMigrationRebuildsChatWindows(t *testing.T) {
 	}
 }
 
-// equalLanes says how two lane views differ ("" when every memory has the same lane scores).
+// equalLanes says how lane view a differs from b ("" when the same memories have the same
+// scores in every lane and fused).
 func equalLanes(a, b map[string][statement.NumLanes + 1]float64) string {
 	if len(a) != len(b) {
 		return fmt.Sprintf("%d candidates against %d", len(a), len(b))
@@ -108,7 +107,11 @@ func equalLanes(a, b map[string][statement.NumLanes + 1]float64) string {
 		}
 		for l := range vb {
 			if same := math.IsNaN(va[l]) && math.IsNaN(vb[l]) || math.Abs(va[l]-vb[l]) <= 1e-9*math.Max(1, math.Abs(vb[l])); !same {
-				return fmt.Sprintf("%s lane %d: %v against %v", id, l, va[l], vb[l])
+				name := "fused"
+				if l < statement.NumLanes {
+					name = statement.Lane(l).String()
+				}
+				return fmt.Sprintf("%s %s: %v against %v", id, name, va[l], vb[l])
 			}
 		}
 	}
