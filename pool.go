@@ -17,6 +17,7 @@ import (
 
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/telemetry"
+	sqltext "github.com/recall-engine/recall/sql"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -37,6 +38,24 @@ type PoolOptions struct {
 
 // ErrNoURL is returned by Open and PoolConfig for an empty database URL.
 var ErrNoURL = errors.New("recall: the database URL is empty: give the runtime role's URL (RECALL_RUNTIME_URL; recall db url --runtime prints the embedded database's)")
+
+// ErrNoVector is returned, wrapped with the database's name, when a connection's database
+// has no pgvector extension: recall's migrations need it and pg_trgm created by a superuser.
+var ErrNoVector = errors.New("recall: the database has no vector extension: a superuser runs `CREATE EXTENSION vector; CREATE EXTENSION pg_trgm;` in it once, then `recall migrate up` as the owner")
+
+// registerTypes registers pgvector's types on c (every connection's AfterConnect); a database
+// without the extension gets ErrNoVector instead of pgvector-go's bare "type not found".
+func registerTypes(ctx context.Context, c *pgx.Conn) error {
+	err := pgxvec.RegisterTypes(ctx, c)
+	if err == nil {
+		return nil
+	}
+	var installed bool
+	if qerr := c.QueryRow(ctx, sqltext.VectorInstalled).Scan(&installed); qerr == nil && !installed {
+		return fmt.Errorf("%w (database %q)", ErrNoVector, c.Config().Database)
+	}
+	return err
+}
 
 // PoolConfig returns a pgxpool configuration for url that suits recall:
 //
@@ -75,7 +94,7 @@ func PoolConfig(url string, o PoolOptions) (*pgxpool.Config, error) {
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: grace}
 	}
-	cfg.AfterConnect = pgxvec.RegisterTypes
+	cfg.AfterConnect = registerTypes
 	// Each round trip is a span under the recall, write or request that made it, when an
 	// OpenTelemetry tracer provider is installed (package telemetry; a no-op otherwise).
 	cfg.ConnConfig.Tracer = telemetry.DB{QueryText: o.SpanQueryText}
@@ -117,7 +136,7 @@ func Open(ctx context.Context, url string, cfg Config, o PoolOptions) (*Engine, 
 	}
 	var ready atomic.Pointer[Engine]
 	pc.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		if err := pgxvec.RegisterTypes(ctx, c); err != nil {
+		if err := registerTypes(ctx, c); err != nil {
 			return err
 		}
 		if e := ready.Load(); e != nil {
@@ -173,7 +192,7 @@ func (e *Engine) workerPool(ctx context.Context, host string, port int) (stateme
 	}
 	cfg := e.cfg.Pool.Config()
 	cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Fallbacks = host, uint16(port), nil
-	cfg.AfterConnect = pgxvec.RegisterTypes
+	cfg.AfterConnect = registerTypes
 	p, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("recall: a pool on the Citus worker %s: %w", key, err)

@@ -240,3 +240,36 @@ func TestEmptyURL(t *testing.T) {
 		}
 	}
 }
+
+// TestNoVectorExtension: a database where no superuser ran CREATE EXTENSION vector gets
+// ErrNoVector from Open, which says what to run; once it is run the same Open gets past it
+// (to the missing schema).
+func TestNoVectorExtension(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	admin, name := testdb.NewEmpty(t)
+	exec := func(sql string) {
+		t.Helper()
+		cfg := admin.Copy()
+		cfg.Database = name
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx) //nolint:errcheck // closing a session
+		if _, err := c.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`DROP EXTENSION vector`)
+	url := fmt.Sprintf("postgres://recall_runtime@%s:%d/%s?sslmode=disable", admin.Host, admin.Port, name)
+	_, err := recall.Open(ctx, url, recall.Config{}, recall.PoolOptions{})
+	if !errors.Is(err, recall.ErrNoVector) || !strings.Contains(err.Error(), "CREATE EXTENSION vector") || !strings.Contains(err.Error(), name) {
+		t.Fatalf("Open without pgvector: %v, want ErrNoVector naming the database and what to run", err)
+	}
+	exec(`CREATE EXTENSION vector`)
+	_, err = recall.Open(ctx, url, recall.Config{}, recall.PoolOptions{})
+	if errors.Is(err, recall.ErrNoVector) || !errors.Is(err, recall.ErrSchema) {
+		t.Fatalf("Open with pgvector, no schema: %v, want ErrSchema", err)
+	}
+}

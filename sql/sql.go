@@ -116,6 +116,12 @@ var StoredFunctions string
 //go:embed engine/scope_apply.sql
 var ScopeApply string
 
+// VectorInstalled asks whether the database has pgvector's type (recall.PoolConfig, when
+// registering it failed).
+//
+//go:embed engine/vector_installed.sql
+var VectorInstalled string
+
 // IsCitus asks whether the server runs Citus (once per connection, internal/scope).
 //
 //go:embed engine/is_citus.sql
