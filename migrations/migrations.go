@@ -92,7 +92,7 @@ func Up(ctx context.Context, db *sql.DB) (Result, error) {
 	if err != nil {
 		return Result{Migrations: res, Functions: fns}, err
 	}
-	// What a migration noted for a rebuild of its lexical data (00014, 00015) is rebuilt by the
+	// What a migration noted for a rebuild of its lexical data (00014) is rebuilt by the
 	// function files just applied: on one server nothing else reads those notes.
 	if _, err := db.ExecContext(ctx, sqltext.BM25Flush); err != nil {
 		return Result{Migrations: res, Functions: fns}, fmt.Errorf("migrations: rebuilding the lexical data the migrations noted: %w", err)

@@ -19,17 +19,13 @@ type place struct {
 	question    bool
 }
 
-// shortWords and shortReach are sql/write/bm25.sql's short_words and short_reach: a
-// neighbour shorter than shortWords lexemes is read past, up to shortReach places away.
-const (
-	shortWords = 7
-	shortReach = 3
-)
+// shortWords is sql/write/bm25.sql's short_words: a neighbour shorter than this is read past.
+const shortWords = 7
 
 // contextReference scores every visible memory as the context lane is defined, from the
 // visible rows alone: a memory with a place by BM25 over its terms plus w times its
-// neighbours' (same source, places one before and after, and on each side on past every
-// neighbour of fewer than shortWords lexemes, up to shortReach places), with N, df and avgdl over the
+// neighbours' (same source, places one before and after, and two away on a side where the
+// one before or after has fewer than shortWords lexemes), with N, df and avgdl over the
 // memories with a place (df counting a term in a neighbour as in the memory, lengths counting
 // neighbours at w); a memory without a place by its own BM25 over every visible memory (the
 // bm25 lane's score); then each of the top k questions hands a times its score to the next
@@ -43,15 +39,13 @@ func contextReference(tf map[int64]map[string]int, dl map[int64]int, places map[
 		p := places[id]
 		var out []int64
 		for _, d := range []int64{-1, 1} {
-			for step := int64(1); step <= shortReach; step++ {
-				n, ok := at[[2]int64{p.source, p.pos + step*d}]
-				if !ok {
-					break
-				}
-				out = append(out, n)
-				if dl[n] >= shortWords {
-					break
-				}
+			n, ok := at[[2]int64{p.source, p.pos + d}]
+			if !ok {
+				continue
+			}
+			out = append(out, n)
+			if far, ok := at[[2]int64{p.source, p.pos + 2*d}]; ok && dl[n] < shortWords {
+				out = append(out, far)
 			}
 		}
 		return out
@@ -142,8 +136,7 @@ func TestContextMatchesReference(t *testing.T) {
 		}
 	}
 	// A chat sent in pieces: short messages between longer ones, which the longer ones are
-	// read past ("sure thing" is read with "lantern zephyr ..." two places before it, "the
-	// bishop ..." with it three places before, past "sure thing" and "ok").
+	// read past ("sure thing" is read with "lantern zephyr ..." two places before it).
 	var chat int64
 	if err := notes.QueryRow(ctx, `INSERT INTO recall.sources (external_id, scopes, title) VALUES ('chat', '{acme}', 'a chat') RETURNING id`).Scan(&chat); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 -- context: every memory scored with the words it is read with. A memory with a place in its
 -- source (a conversation's turn, a document's chunk) is scored by BM25 over its text and, at
 -- context_weight, its neighbours' (the memories one place before and after it, same source and
--- scope set, and on past a run of short ones up to three places away: sql/write/bm25.sql), with the statistics of the memories with a place (cidf; avgdl over their lengths
+-- scope set, and two places away past a short one: sql/write/bm25.sql), with the statistics of the memories with a place (cidf; avgdl over their lengths
 -- with the neighbours' at the same weight): a turn that only makes sense after the one before
 -- it ("Yes, last week!") is found through that one's words. A memory without a place is read
 -- alone: its score is its own BM25, as the bm25 lane scores it. So a note and a turn that match

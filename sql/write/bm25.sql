@@ -11,11 +11,9 @@
 -- with a place in its source counts its neighbours' words too: the memories of the same
 -- source and scope set one place before and after it, and on a side where that one is short
 -- (fewer than short_words lexemes: "ok!", "haha yes", a message of a turn sent in pieces),
--- the next one on that side as well, and so on past a run of short ones, up to short_reach
--- places away, so a message is read with about a turn's words around it as a turn is ("Did
--- you fix the crane?", a thumbs-up, "<Media omitted>", "yes, Tomasz replaced the pump": the
--- answer is read with the question). A change of one memory rebuilds the memories up to short_reach
--- places from it (bm25_touched). A posting's impact is BM25's term-frequency part
+-- the one two places away as well, so a message is read with about a turn's words around it
+-- as a turn is. A change of one memory rebuilds the memories up to two places from it
+-- (bm25_touched). A posting's impact is BM25's term-frequency part
 -- with fixed constants (k1 1.2, b 0.75, a reference length of 100 lexemes, neighbours' words
 -- at 0.3): it only orders a term's postings so the lanes read the best few per scope set;
 -- the lanes score their candidates exactly with the caller's settings and statistics. Keys
@@ -30,7 +28,6 @@ DECLARE
   impact_dl CONSTANT numeric := 100.0;
   impact_nw CONSTANT numeric := 0.3;
   short_words CONSTANT integer := 7;
-  short_reach CONSTANT integer := 3; -- bm25_touched's reach too
   terms text[];
   dfs bigint[];
   cdfs bigint[];
@@ -67,12 +64,11 @@ BEGIN
       SELECT sum(x.doc_len)::int AS len, array_agg(x.lexemes) AS lexemes
         FROM recall.memories x
        WHERE m.position IS NOT NULL AND x.scopes = set AND x.source_id = m.source_id
-         AND x.position BETWEEN m.position - short_reach AND m.position + short_reach AND x.position <> m.position
-         AND (abs(x.position - m.position) = 1 OR (
-                SELECT count(*) FROM recall.memories y
-                 WHERE y.scopes = set AND y.source_id = m.source_id AND y.doc_len < short_words
-                   AND y.position > least(m.position, x.position) AND y.position < greatest(m.position, x.position)
-              ) = abs(x.position - m.position) - 1)
+         AND (x.position IN (m.position - 1, m.position + 1)
+              OR x.position IN (m.position - 2, m.position + 2) AND EXISTS (
+                SELECT 1 FROM recall.memories y
+                 WHERE y.scopes = set AND y.source_id = m.source_id
+                   AND y.position = (m.position + x.position) / 2 AND y.doc_len < short_words))
     ) n ON true
    WHERE m.scopes = set AND m.id = ANY (ids);
   INSERT INTO recall.bm25_docs (memory_id, scopes, doc_len, ndoc_len, positioned)
@@ -138,14 +134,13 @@ END
 $$;
 
 -- The memories of scope set `set` whose lexical data a change of rows touches: the rows
--- (ids, with their sources and places), and the memories up to short_reach (bm25_rebuild's)
--- places before and after each in the same source, which may count the rows' words as their
--- neighbours' (or reach past a row whose length changed).
+-- (ids, with their sources and places), and the memories up to two places before and after
+-- each in the same source, which may count the rows' words as their neighbours' (or reach
+-- past a row whose length changed).
 CREATE OR REPLACE FUNCTION recall.bm25_touched(set text[], ids bigint[], sources bigint[], places integer[]) RETURNS bigint[]
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   -- plpgsql, not sql: Citus cannot plan a SQL function's parameters in a distributed query.
-  short_reach CONSTANT integer := 3; -- bm25_rebuild's
   out bigint[];
 BEGIN
   SELECT coalesce(array_agg(DISTINCT x.id ORDER BY x.id), '{}') INTO out
@@ -154,7 +149,7 @@ BEGIN
     UNION ALL
     SELECT n.id FROM unnest(sources, places) r(source_id, position)
     JOIN recall.memories n ON n.scopes = set AND n.source_id = r.source_id
-     AND n.position BETWEEN r.position - short_reach AND r.position + short_reach AND n.position <> r.position
+     AND n.position IN (r.position - 2, r.position - 1, r.position + 1, r.position + 2)
     WHERE r.position IS NOT NULL
   ) x;
   RETURN out;
