@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/testkit/testdb"
 	"github.com/recall-engine/recall/migrations"
 	"github.com/recall-engine/recall/statement"
 )
@@ -82,15 +83,26 @@ func TestMigrationRebuildsChatWindows(t *testing.T) {
 	if equalLanes(laneView(t, stale, q), laneView(t, fresh, q)) == "" {
 		t.Fatal("the stale chat already reads as the fresh one: the test would show nothing")
 	}
-	exec(`DELETE FROM public.recall_schema_version WHERE version_id = 14`)
+	upFrom(t, db, 14)
+	if diff := equalLanes(laneView(t, stale, q), laneView(t, fresh, q)); diff != "" {
+		t.Fatalf("after the migration: %s", diff)
+	}
+}
+
+// upFrom runs db's migrations again from version on, as on a database written before it
+// (goose applies none below the database's version, so the later ones run again too), with
+// migrations.Up's function files and flush; version must be the first it applies.
+func upFrom(t *testing.T, db *testdb.DB, version int64) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.Owner.Exec(ctx, `DELETE FROM public.recall_schema_version WHERE version_id >= $1`, version); err != nil {
+		t.Fatal(err)
+	}
 	owner := db.OwnerSQL()
 	defer owner.Close() //nolint:errcheck // closing a handle
 	res, err := migrations.Up(ctx, owner)
-	if err != nil || len(res.Migrations) != 1 {
-		t.Fatalf("up: %+v, %v", res, err)
-	}
-	if diff := equalLanes(laneView(t, stale, q), laneView(t, fresh, q)); diff != "" {
-		t.Fatalf("after the migration: %s", diff)
+	if err != nil || len(res.Migrations) == 0 || res.Migrations[0].Source.Version != version {
+		t.Fatalf("migrations from %d again: %+v, %v", version, res, err)
 	}
 }
 

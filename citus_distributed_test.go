@@ -220,15 +220,7 @@ func TestCitusDistributed(t *testing.T) {
 	// the short memories with a place (most texts here are six lexemes), Up's flush rebuilds
 	// them and leaves nothing noted, and both servers still derive the same rows.
 	for _, db := range []*testdb.DB{cdb, sdb} {
-		if _, err := db.Owner.Exec(ctx, `DELETE FROM public.recall_schema_version WHERE version_id = 14`); err != nil {
-			t.Fatal(err)
-		}
-		h := db.OwnerSQL()
-		res, err := migrations.Up(ctx, h)
-		h.Close() //nolint:errcheck // closing a handle
-		if err != nil || len(res.Migrations) != 1 {
-			t.Fatalf("migration 00014 again: %+v, %v", res, err)
-		}
+		upFrom(t, db, 14)
 		var noted int
 		if err := db.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.bm25_dirty`).Scan(&noted); err != nil || noted != 0 {
 			t.Fatalf("after Up: %d memories still noted (%v)", noted, err)
