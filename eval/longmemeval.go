@@ -29,6 +29,9 @@ type lmeTurn struct {
 	HasAnswer bool   `json:"has_answer"`
 }
 
+// lmeAbstention ends the id of a question whose answer is not in its haystack.
+const lmeAbstention = "_abs"
+
 // lmeLayout is how LongMemEval writes times: "2023/05/20 (Sat) 02:21".
 const lmeLayout = "2006/01/02 (Mon) 15:04"
 
@@ -37,8 +40,10 @@ const lmeLayout = "2006/01/02 (Mon) 15:04"
 // (id "question:session:turn", the turn's content, metadata "session", "date" in RFC 3339,
 // "speaker" the role); the question's metadata carries "conv", "category_name" (its
 // question_type), "question_date" (RFC 3339) and "answer". A question is judged by the turns
-// marked has_answer, else by every turn of its answer sessions; an abstention question (none)
-// is left unjudged. Run it with --scope-field conv --speaker-field speaker --time-field date
+// marked has_answer, else by every turn of its answer sessions; an abstention question (its
+// id ends in "_abs": the answer is not in the haystack) is left unjudged, as LongMemEval's own
+// retrieval evaluation leaves it. A turn with no text (the release has a few) is not a
+// memory: it is skipped, and the turns after it keep their numbers. Run it with --scope-field conv --speaker-field speaker --time-field date
 // --session-field session --query-time-field question_date. Errors name the question.
 func LoadLongMemEval(path string) (*Dataset, error) {
 	b, err := os.ReadFile(path)
@@ -86,6 +91,9 @@ func LoadLongMemEval(path string) (*Dataset, error) {
 				return nil, bad("haystack_dates[%d]: %v", s, err)
 			}
 			for t, turn := range turns {
+				if strings.TrimSpace(turn.Content) == "" {
+					continue
+				}
 				id := fmt.Sprintf("%s:%s:%d", q.ID, q.SessionIDs[s], t+1)
 				d.Corpus = append(d.Corpus, Doc{ID: id, Text: turn.Content, Metadata: map[string]any{
 					"conv": q.ID, "session": q.SessionIDs[s], "date": date, "speaker": turn.Role}})
@@ -100,6 +108,7 @@ func LoadLongMemEval(path string) (*Dataset, error) {
 		d.Queries[q.ID] = q.Question
 		d.QueryMeta[q.ID] = map[string]any{"conv": q.ID, "category_name": q.Type, "question_date": asked, "answer": q.Answer}
 		switch {
+		case strings.HasSuffix(q.ID, lmeAbstention):
 		case len(marked) > 0:
 			d.Qrels[q.ID] = marked
 		case len(inSessions) > 0:

@@ -11,13 +11,15 @@ import (
 // TestLoadLongMemEval reads a small file in LongMemEval's format: each question its own
 // scope holding its haystack, a document per turn with its session, date (RFC 3339) and
 // role; judged by the turns marked has_answer, else by its answer sessions' turns; an
-// abstention question left unjudged. Malformed files are refused naming the question.
+// abstention question ("_abs") left unjudged though it marks a turn and names an answer
+// session, as some of the release's do; a turn with no text skipped, the next keeping its
+// number. Malformed files are refused naming the question.
 func TestLoadLongMemEval(t *testing.T) {
 	d, err := Load(filepath.Join("testdata", "longmemeval.json"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Corpus) != 8 || len(d.Queries) != 3 {
+	if len(d.Corpus) != 9 || len(d.Queries) != 3 {
 		t.Fatalf("%d documents, %d questions", len(d.Corpus), len(d.Queries))
 	}
 	want := Doc{ID: "q-degree:s-career:1", Text: "I graduated with a degree in Business Administration and want to move into marketing.",
@@ -31,6 +33,9 @@ func TestLoadLongMemEval(t *testing.T) {
 	}
 	if !reflect.DeepEqual(d.Qrels, wantQrels) {
 		t.Fatalf("qrels %v, want %v", d.Qrels, wantQrels)
+	}
+	if last := d.Corpus[len(d.Corpus)-1]; last.ID != "q-car_abs:s-weather:3" {
+		t.Fatalf("last document %q, want q-car_abs:s-weather:3 (the empty second turn skipped, the third keeping its number)", last.ID)
 	}
 	if m := d.QueryMeta["q-dog"]; m["conv"] != "q-dog" || m["category_name"] != "temporal-reasoning" || m["question_date"] != "2023-06-10T09:00:00Z" || m["answer"] != 3.0 {
 		t.Fatalf("q-dog's metadata %v", m)
