@@ -43,7 +43,8 @@ const lmeLayout = "2006/01/02 (Mon) 15:04"
 // marked has_answer, else by every turn of its answer sessions; an abstention question (its
 // id ends in "_abs": the answer is not in the haystack) is left unjudged, as LongMemEval's own
 // retrieval evaluation leaves it. A turn with no text (the release has a few) is not a
-// memory: it is skipped, and the turns after it keep their numbers. Run it with --scope-field conv --speaker-field speaker --time-field date
+// memory: it is skipped, and the turns after it keep their numbers. A session the haystack
+// holds again is a session of its own, "<session>~2". Run it with --scope-field conv --speaker-field speaker --time-field date
 // --session-field session --query-time-field question_date. Errors name the question.
 func LoadLongMemEval(path string) (*Dataset, error) {
 	b, err := os.ReadFile(path)
@@ -85,7 +86,14 @@ func LoadLongMemEval(path string) (*Dataset, error) {
 			answerIn[s] = true
 		}
 		marked, inSessions := Qrels{}, Qrels{}
+		seen := map[string]int{}
 		for s, turns := range q.Sessions {
+			// A haystack may hold the same session twice, on two dates (eight questions of
+			// the S dev sample do): the second is a session of its own, "<id>~2".
+			sid := q.SessionIDs[s]
+			if seen[sid]++; seen[sid] > 1 {
+				sid = fmt.Sprintf("%s~%d", sid, seen[sid])
+			}
 			date, err := rfc(q.Dates[s])
 			if err != nil {
 				return nil, bad("haystack_dates[%d]: %v", s, err)
@@ -94,9 +102,9 @@ func LoadLongMemEval(path string) (*Dataset, error) {
 				if strings.TrimSpace(turn.Content) == "" {
 					continue
 				}
-				id := fmt.Sprintf("%s:%s:%d", q.ID, q.SessionIDs[s], t+1)
+				id := fmt.Sprintf("%s:%s:%d", q.ID, sid, t+1)
 				d.Corpus = append(d.Corpus, Doc{ID: id, Text: turn.Content, Metadata: map[string]any{
-					"conv": q.ID, "session": q.SessionIDs[s], "date": date, "speaker": turn.Role}})
+					"conv": q.ID, "session": sid, "date": date, "speaker": turn.Role}})
 				if turn.HasAnswer {
 					marked[id] = 1
 				}

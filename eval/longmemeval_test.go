@@ -13,13 +13,13 @@ import (
 // role; judged by the turns marked has_answer, else by its answer sessions' turns; an
 // abstention question ("_abs") left unjudged though it marks a turn and names an answer
 // session, as some of the release's do; a turn with no text skipped, the next keeping its
-// number. Malformed files are refused naming the question.
+// number; a session the haystack holds twice read as two. Malformed files are refused naming the question.
 func TestLoadLongMemEval(t *testing.T) {
 	d, err := Load(filepath.Join("testdata", "longmemeval.json"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Corpus) != 9 || len(d.Queries) != 3 {
+	if len(d.Corpus) != 10 || len(d.Queries) != 3 {
 		t.Fatalf("%d documents, %d questions", len(d.Corpus), len(d.Queries))
 	}
 	want := Doc{ID: "q-degree:s-career:1", Text: "I graduated with a degree in Business Administration and want to move into marketing.",
@@ -29,7 +29,7 @@ func TestLoadLongMemEval(t *testing.T) {
 	}
 	wantQrels := map[string]Qrels{
 		"q-degree": {"q-degree:s-career:1": 1}, // the marked turn, not its whole session
-		"q-dog":    {"q-dog:s-puppy:1": 1, "q-dog:s-puppy:2": 1, "q-dog:s-trip:1": 1},
+		"q-dog":    {"q-dog:s-puppy:1": 1, "q-dog:s-puppy:2": 1, "q-dog:s-trip:1": 1, "q-dog:s-trip~2:1": 1}, // a session held twice: both judged
 	}
 	if !reflect.DeepEqual(d.Qrels, wantQrels) {
 		t.Fatalf("qrels %v, want %v", d.Qrels, wantQrels)

@@ -87,32 +87,34 @@ func (m *Main) openLoaded(ctx context.Context, d datasetFlags, ds *eval.Dataset)
 		c.Close()
 		return nil, nil, nil, err
 	}
-	// One ingest per database at a time: another run of the same dataset waits, then reuses it.
+	if err := m.ingestOnce(ctx, c, e, ds, d, name); err != nil {
+		c.Close() // after ingestOnce released its connection: Close waits for every acquired one
+		return nil, nil, nil, err
+	}
+	return ds, c, e, nil
+}
+
+// ingestOnce ingests ds into database name unless an earlier run completed it. One ingest per
+// database at a time: another run of the same dataset waits, then reuses it.
+func (m *Main) ingestOnce(ctx context.Context, c *cli.Conn, e *recall.Engine, ds *eval.Dataset, d datasetFlags, name string) error {
 	lock, err := c.Owner.Acquire(ctx)
 	if err != nil {
-		c.Close()
-		return nil, nil, nil, err
+		return err
 	}
 	defer lock.Release()
 	if _, err := lock.Exec(ctx, sqltext.EvalLock); err != nil {
-		c.Close()
-		return nil, nil, nil, err
+		return err
 	}
 	defer lock.Exec(context.WithoutCancel(ctx), sqltext.EvalUnlock) //nolint:errcheck // the session ends with the pool
 	var done bool
 	if err := c.Owner.QueryRow(ctx, sqltext.EvalComplete).Scan(&done); err != nil {
-		c.Close()
-		return nil, nil, nil, err
+		return err
 	}
-	if !done {
-		if err := m.ingestDataset(ctx, c, e, ds, d); err != nil {
-			c.Close()
-			return nil, nil, nil, err
-		}
-	} else {
+	if done {
 		fmt.Fprintf(m.Stderr, "reusing database %s (%d documents ingested before)\n", name, len(ds.Corpus))
+		return nil
 	}
-	return ds, c, e, nil
+	return m.ingestDataset(ctx, c, e, ds, d)
 }
 
 // ingestDataset writes the corpus (into a database that may hold a partial earlier attempt:
