@@ -58,6 +58,7 @@ func (r *Report) Markdown(w io.Writer, command, svgName string) error {
 	if f := r.Failures(); f != "" {
 		b.WriteString("\n" + f + "\n")
 	}
+	r.sessionTable(&b)
 	r.groupTables(&b)
 	if svgName != "" {
 		fmt.Fprintf(&b, "\n![%s and p50 latency per arm](%s)\n", r.Metric, svgName)
@@ -66,7 +67,31 @@ func (r *Report) Markdown(w io.Writer, command, svgName string) error {
 	return err
 }
 
-// groupTables writes, per group, every arm's metrics.
+// sessionTable writes every arm's LongMemEval measures, when the study scored them.
+func (r *Report) sessionTable(b *strings.Builder) {
+	if len(r.Plans) == 0 {
+		return
+	}
+	if _, ok := r.Plans[0].Metrics[SessionMetrics[0].Name]; !ok {
+		return
+	}
+	b.WriteString("\nLongMemEval's measures (its definitions: recall_any, recall_all, ndcg_any over turns, and over\n" +
+		"sessions read from the turn ranking until it names k sessions):\n\n")
+	cols := []string{"plan"}
+	for _, m := range SessionMetrics {
+		cols = append(cols, m.Name)
+	}
+	row(b, cols)
+	row(b, dashes(len(cols)))
+	for _, p := range r.Plans {
+		cells := []string{p.Plan}
+		for _, m := range SessionMetrics {
+			cells = append(cells, fmt.Sprintf("%.4f", p.Metrics[m.Name]))
+		}
+		row(b, cells)
+	}
+}
+
 // Failures says, for the arms that had any, how many searches failed every try (each scored
 // as a query that found nothing) and how many failed at least once; "" when none failed.
 func (r *Report) Failures() string {
@@ -83,6 +108,7 @@ func (r *Report) Failures() string {
 		"latency includes the retries): " + strings.Join(parts, "; ") + "."
 }
 
+// groupTables writes, per group, every arm's metrics.
 func (r *Report) groupTables(b *strings.Builder) {
 	ms := reported(r.Plans)
 	for _, g := range r.GroupNames() {

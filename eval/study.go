@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -41,9 +42,23 @@ type Options struct {
 	// have failed so (the zero value: at the first).
 	Retries   int
 	MaxFailed int
+	// Sessions, when set, says each document's session: every query is also scored on
+	// LongMemEval's measures (SessionMetrics), and the report has a table of them.
+	Sessions Sessions
 	// Failed, when set, is told of every failed attempt (retried says whether it will be
 	// tried again).
-	Failed func(plan statement.Plan, q Query, budget int, err error, retried bool)
+	Failed func(arm string, q Query, budget int, err error, retried bool)
+	// Baselines are arms that are not plans of the engine, run after the plans and compared
+	// with maximal as they are: plain retrieval the engine must beat (aizk-eval's exact
+	// vector search). Their packs are not measured.
+	Baselines []Baseline
+}
+
+// A Baseline is an arm outside the engine: its name and its ranking of a query (budget is
+// always 0).
+type Baseline struct {
+	Name   string
+	Search func(ctx context.Context, q Query, budget int) ([]string, error)
 }
 
 // QueryResult is one query's outcome in one arm.
@@ -111,7 +126,7 @@ func Study(ctx context.Context, dataset string, queries []Query, qrels map[strin
 	if o.Metric == "" {
 		o.Metric = "ndcg@10"
 	}
-	if MetricByName(o.Metric) == nil {
+	if MetricByName(o.Metric) == nil && (o.Sessions == nil || !IsSessionMetric(o.Metric)) {
 		return nil, fmt.Errorf("eval: unknown metric %q (metrics: %s)", o.Metric, MetricNames())
 	}
 	rep := &Report{Dataset: dataset, Queries: len(queries), Metric: o.Metric, GroupField: o.GroupField, PackBudgets: o.PackBudgets}
@@ -121,25 +136,28 @@ func Study(ctx context.Context, dataset string, queries []Query, qrels map[strin
 			rep.Groups[group(q, o.GroupField)]++
 		}
 	}
-	total, done := len(queries)*len(plans)*(1+len(o.PackBudgets)), 0
-	for _, plan := range plans {
-		r := PlanResult{Plan: plan.String()}
+	total, done := (len(queries)*len(plans)+len(queries)*len(o.Baselines))*(1+len(o.PackBudgets)), 0
+	arm := func(name string, search func(ctx context.Context, q Query, budget int) ([]string, error), budgets []int) error {
+		r := PlanResult{Plan: name}
 		lat := make([]time.Duration, 0, len(queries))
 		for _, q := range queries {
 			t := time.Now()
-			ranked, err := o.try(ctx, search, &r, q, plan, 0)
+			ranked, err := o.try(ctx, search, &r, q, 0)
 			lat = append(lat, time.Since(t))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			qr := QueryResult{ID: q.ID, Group: group(q, o.GroupField), Metrics: Score(ranked, qrels[q.ID]), Top: ranked[:min(10, len(ranked))]}
+			if o.Sessions != nil {
+				maps.Copy(qr.Metrics, o.Sessions.Score(ranked, qrels[q.ID]))
+			}
 			if ranked == nil {
 				qr.Failed = r.lastFailure
 			}
-			for _, b := range o.PackBudgets {
-				packed, err := o.try(ctx, search, &r, q, plan, b)
+			for _, b := range budgets {
+				packed, err := o.try(ctx, search, &r, q, b)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if packed == nil && qr.Failed == "" {
 					qr.Failed = r.lastFailure
@@ -151,7 +169,7 @@ func Study(ctx context.Context, dataset string, queries []Query, qrels map[strin
 				done++
 			}
 			r.Queries = append(r.Queries, qr)
-			done++
+			done += 1 + len(o.PackBudgets) - len(budgets)
 			if o.Progress != nil {
 				o.Progress(done, total)
 			}
@@ -159,6 +177,20 @@ func Study(ctx context.Context, dataset string, queries []Query, qrels map[strin
 		r.summarize(o.GroupField != "")
 		r.P50ms, r.P95ms = percentile(lat, 0.50), percentile(lat, 0.95)
 		rep.Plans = append(rep.Plans, r)
+		return nil
+	}
+	for _, plan := range plans {
+		err := arm(plan.String(), func(ctx context.Context, q Query, budget int) ([]string, error) {
+			return search(ctx, q, plan, budget)
+		}, o.PackBudgets)
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range o.Baselines {
+		if err := arm(b.Name, b.Search, nil); err != nil {
+			return nil, err
+		}
 	}
 	rep.Significance = compare(rep.Plans, o.Metric)
 	return rep, nil
@@ -167,16 +199,16 @@ func Study(ctx context.Context, dataset string, queries []Query, qrels map[strin
 // try runs one search, again after a failure up to o.Retries times while ctx lasts. A search
 // that fails every try is counted in r and returns nil ranking and nil error, unless it takes
 // r's failures past o.MaxFailed (or ctx has ended): then the error stops the study.
-func (o Options) try(ctx context.Context, search SearchFunc, r *PlanResult, q Query, plan statement.Plan, budget int) ([]string, error) {
+func (o Options) try(ctx context.Context, search func(context.Context, Query, int) ([]string, error), r *PlanResult, q Query, budget int) ([]string, error) {
 	for attempt := 0; ; attempt++ {
-		ranked, err := search(ctx, q, plan, budget)
+		ranked, err := search(ctx, q, budget)
 		if err == nil {
 			if ranked == nil {
 				ranked = []string{}
 			}
 			return ranked, nil
 		}
-		where := fmt.Sprintf("plan %s, query %s", plan, q.ID)
+		where := fmt.Sprintf("plan %s, query %s", r.Plan, q.ID)
 		if budget > 0 {
 			where += fmt.Sprintf(", pack of %d", budget)
 		}
@@ -185,7 +217,7 @@ func (o Options) try(ctx context.Context, search SearchFunc, r *PlanResult, q Qu
 		}
 		again := attempt < o.Retries
 		if o.Failed != nil {
-			o.Failed(plan, q, budget, err, again)
+			o.Failed(r.Plan, q, budget, err, again)
 		}
 		if attempt == 0 {
 			r.Retried++

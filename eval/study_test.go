@@ -117,7 +117,7 @@ func TestStudyRetriesAndCountsFailures(t *testing.T) {
 		return []string{"rel-" + q.ID}, nil
 	}
 	var told []string
-	o := eval.Options{Retries: 2, MaxFailed: 1, Failed: func(_ statement.Plan, q eval.Query, _ int, _ error, again bool) {
+	o := eval.Options{Retries: 2, MaxFailed: 1, Failed: func(_ string, q eval.Query, _ int, _ error, again bool) {
 		told = append(told, fmt.Sprintf("%s %v", q.ID, again))
 	}}
 	rep, err := eval.Study(context.Background(), "toy", queries, qrels, []statement.Plan{statement.Maximal}, search, o)

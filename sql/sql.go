@@ -183,7 +183,8 @@ var (
 )
 
 // Reads of the commands, as the owner (read/): whether scopes hold memories, which scopes do,
-// memories' texts by id, whether an evaluation database's ingest completed.
+// memories' texts by id, whether an evaluation database's ingest completed; and, as the
+// caller, aizk-eval's exact vector search baseline.
 var (
 	//go:embed read/scope_has_memories.sql
 	ScopeHasMemories string
@@ -193,6 +194,8 @@ var (
 	MemoryTexts string
 	//go:embed read/eval_complete.sql
 	EvalComplete string
+	//go:embed read/eval_exact_vector.sql
+	EvalExactVector string
 )
 
 // Identifiers replaces each {{name}} marker of text with the quoted identifier ids[name]

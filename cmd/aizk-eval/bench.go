@@ -30,6 +30,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	var o eval.Options
 	fs.StringVar(&o.Metric, "metric", "ndcg@10", "metric the arms are compared on ("+eval.MetricNames()+")")
 	fs.StringVar(&o.GroupField, "group-field", "", "query metadata field: report every metric per its value too")
+	baselines := fs.String("baselines", baselineExactVector, `arms outside the engine, compared with maximal as the plans are: "exact-vector" (the caller's memories nearest the question by exact cosine distance, one SQL query, the same embedder), or "" for none`)
 	budgets := fs.String("pack-budgets", "", "token budgets, comma-separated, at which to measure the real pack's evidence recall (e.g. 500,1000,2000)")
 	run := addRunFlags(fs)
 	fs.Usage = func() {
@@ -53,14 +54,21 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: --plans: %v", cli.ErrUsage, err)
 	}
-	if eval.MetricByName(o.Metric) == nil {
-		return fmt.Errorf("%w: --metric %q: want one of %s", cli.ErrUsage, o.Metric, eval.MetricNames())
+	if eval.MetricByName(o.Metric) == nil && !(d.sessionField != "" && eval.IsSessionMetric(o.Metric)) {
+		return fmt.Errorf("%w: --metric %q: want one of %s (with --session-field, LongMemEval's measures too)", cli.ErrUsage, o.Metric, eval.MetricNames())
 	}
 	if o.PackBudgets, err = parseBudgets(*budgets); err != nil {
 		return fmt.Errorf("%w: --pack-budgets: %v", cli.ErrUsage, err)
 	}
 	if err := run.apply(&o, m.Stderr); err != nil {
 		return err
+	}
+	switch *baselines {
+	case "":
+	case baselineExactVector:
+		d.exactBaseline = true
+	default:
+		return fmt.Errorf("%w: --baselines %q: want %q or \"\"", cli.ErrUsage, *baselines, baselineExactVector)
 	}
 	out := output{json: *jsonOut, perQuery: *perQuery, report: *report}
 	return m.study(ctx, d, arms, *limit, o, out, "aizk-eval bench "+strings.Join(args, " "))
@@ -120,7 +128,13 @@ func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan,
 	if len(queries) == 0 {
 		return fmt.Errorf("no judged queries in %s (split %s)", d.dir, d.split)
 	}
-	bar := progress.New(m.Stderr, "recalls", int64(len(queries)*len(arms)*(1+len(o.PackBudgets))), false)
+	if d.sessionField != "" {
+		o.Sessions = sessionsOf(ds, d)
+	}
+	if d.exactBaseline {
+		o.Baselines = append(o.Baselines, d.exactVector(e, c.Runtime))
+	}
+	bar := progress.New(m.Stderr, "recalls", int64(len(queries)*(len(arms)+len(o.Baselines))*(1+len(o.PackBudgets))), false)
 	o.Progress = func(done, _ int) { bar.Set(int64(done)) }
 	rep, err := eval.Study(ctx, filepath.Base(filepath.Clean(d.dir)), queries, ds.Qrels, arms, ds.Search(d.search(e, c.Owner)), o)
 	bar.Finish()
@@ -174,6 +188,19 @@ func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan,
 	return nil
 }
 
+// sessionsOf says each document's session (--session-field, within its scope), for
+// LongMemEval's session measures.
+func sessionsOf(ds *eval.Dataset, d datasetFlags) eval.Sessions {
+	out := eval.Sessions{}
+	for _, doc := range ds.Corpus {
+		if v, ok := doc.Metadata[d.sessionField].(string); ok && v != "" {
+			sc, _ := d.docScope(doc.Metadata) // a document without a scope was refused at ingest
+			out[doc.ID] = sc + "\x00" + v
+		}
+	}
+	return out
+}
+
 // runFlags say how a long run meets a failing recall (bench and mix take them): it is tried
 // again, and one that fails every try is scored as finding nothing and counted in the
 // report, up to a bound past which the run stops.
@@ -192,12 +219,12 @@ func (r *runFlags) apply(o *eval.Options, stderr io.Writer) error {
 		return fmt.Errorf("%w: --retries %d, --max-failed %d: neither may be negative", cli.ErrUsage, r.retries, r.maxFailed)
 	}
 	o.Retries, o.MaxFailed = r.retries, r.maxFailed
-	o.Failed = func(plan statement.Plan, q eval.Query, budget int, err error, again bool) {
+	o.Failed = func(arm string, q eval.Query, budget int, err error, again bool) {
 		what := "counted as failed"
 		if again {
 			what = "trying again"
 		}
-		fmt.Fprintf(stderr, "\naizk-eval: plan %s, query %s: %v (%s)\n", plan, q.ID, err, what)
+		fmt.Fprintf(stderr, "\naizk-eval: plan %s, query %s: %v (%s)\n", arm, q.ID, err, what)
 	}
 	return nil
 }

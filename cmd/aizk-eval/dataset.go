@@ -27,6 +27,8 @@ type datasetFlags struct {
 	timeField    string
 	timeLayout   string
 	sessionField string
+	// exactBaseline adds the exact vector search arm (bench --baselines).
+	exactBaseline bool
 	queryTime    string
 	// supersedesField and validFromField map a document's supersessions and validity start;
 	// asOfField a query's as_of (issue 35's knowledge-update data, aizk-eval updates).

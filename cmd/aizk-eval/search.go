@@ -6,8 +6,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/eval"
+	"github.com/recall-engine/recall/internal/scope"
 	"github.com/recall-engine/recall/records"
 	"github.com/recall-engine/recall/sql"
 	"github.com/recall-engine/recall/statement"
@@ -135,4 +138,41 @@ func carried(ctx context.Context, owner *pgxpool.Pool, p *recall.Pack) ([]string
 		}
 	}
 	return out, nil
+}
+
+// baselineExactVector names the plain baseline every bench runs beside the engine's plans.
+const baselineExactVector = "exact-vector"
+
+// exactVector is the plain baseline: the question (raw, as the user asked it) embedded by the
+// engine's embedder, and the caller's memories nearest to it by exact cosine distance in one
+// SQL query as the caller (sql/read/eval_exact_vector.sql): what pgvector alone gives with
+// the same embedder and the same memories.
+func (d datasetFlags) exactVector(e *recall.Engine, runtime *pgxpool.Pool) eval.Baseline {
+	return eval.Baseline{Name: baselineExactVector, Search: func(ctx context.Context, q eval.Query, _ int) ([]string, error) {
+		u, err := d.queryUser(q)
+		if err != nil {
+			return nil, err
+		}
+		read, err := scope.Normalize("read", u.Read)
+		if err != nil {
+			return nil, err
+		}
+		vs, err := e.Embedder().Embed(ctx, []string{q.Text}, embed.Query)
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		err = pgx.BeginTxFunc(ctx, runtime, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+			if err := scope.Apply(ctx, tx, read, nil); err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, sqltext.EvalExactVector, pgx.StrictNamedArgs{"qvec": pgvector.NewVector(vs[0]), "k": 100})
+			if err != nil {
+				return err
+			}
+			ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			return err
+		})
+		return ids, err
+	}}
 }
