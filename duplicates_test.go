@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/pack"
 )
 
 // dupKey is the duplicate rule's key, computed here independently of the database: kind,
@@ -183,5 +185,64 @@ func TestDuplicates(t *testing.T) {
 	var we *recall.WriteError
 	if _, err := e.Write(ctx, member, recall.Batch{Duplicates: "merge", Memories: []recall.Memory{{ID: "y", Text: "t"}}}); !errors.As(err, &we) || we.Field != "duplicates" {
 		t.Fatalf("policy merge: %v", err)
+	}
+}
+
+// TestRestatementsPackOnce: under the default policy (keep) a restated note is stored twice,
+// and a recall packs its words once, naming the other memory (with when it was said) in the
+// item's AlsoSaid; the pack's rule (pack.TextKey) is recall.text_key's, the write path's
+// duplicate key, on texts of every kind of character.
+func TestRestatementsPackOnce(t *testing.T) {
+	t.Parallel()
+	db, e := newWriteEngine(t)
+	ctx := context.Background()
+	u := recall.User{ID: "u", Read: []string{"team"}, Write: []string{"team"}}
+	b := recall.Batch{Memories: []recall.Memory{
+		{ID: "first", Text: "Ana likes green tea.", OccurredStart: day("2024-03-01")},
+		{ID: "again", Text: "ana likes GREEN  tea!!", OccurredStart: day("2024-04-01")},
+		{ID: "bo", Text: "Bo likes strong coffee.", OccurredStart: day("2024-03-02")},
+		{ID: "told", Text: "Ana likes green tea.", Speaker: "Bo", OccurredStart: day("2024-03-03")}, // another speaker: kept
+	}}
+	if _, err := e.Write(ctx, u, b); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM recall.memories WHERE duplicate_of IS NULL`); n != 4 {
+		t.Fatalf("%d memories stored as themselves, want 4 (keep links nothing)", n)
+	}
+	p, err := e.Recall(ctx, u, "What does Ana like to drink, green tea?", 100000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tea []recall.Item
+	for _, it := range p.Items {
+		if it.ExternalID == "first" || it.ExternalID == "again" {
+			tea = append(tea, it)
+		}
+	}
+	if len(tea) != 1 {
+		t.Fatalf("the restated note packed %d times, want once: %v", len(tea), p.IDs())
+	}
+	other := map[string]string{"first": "again", "again": "first"}[tea[0].ExternalID]
+	if got := tea[0].AlsoSaid; len(got) != 1 || got[0].ExternalID != other || got[0].OccurredStart == nil ||
+		!got[0].OccurredStart.Equal(*map[string]*time.Time{"first": day("2024-03-01"), "again": day("2024-04-01")}[other]) {
+		t.Fatalf("%s's also_said %+v, want %s with its date", tea[0].ExternalID, got, other)
+	}
+	if !slices.Contains(p.IDs(), "told") || !slices.Contains(p.IDs(), "bo") {
+		t.Fatalf("pack %v, want Bo's restatement and the coffee note kept", p.IDs())
+	}
+	r := rand.New(rand.NewPCG(52, 4))
+	alphabet := []rune("aZ9 .,!?-_\t\nÉéßΩж中٣'’\"()…")
+	for range 300 {
+		s := make([]rune, r.IntN(12))
+		for i := range s {
+			s[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		var want string
+		if err := db.Owner.QueryRow(ctx, `SELECT recall.text_key($1)`, string(s)).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := pack.TextKey(string(s)); got != want {
+			t.Fatalf("pack.TextKey(%q) = %q, recall.text_key %q", string(s), got, want)
+		}
 	}
 }

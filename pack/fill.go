@@ -118,6 +118,7 @@ func newItem(c Ranked, tokens int, truncated bool) Item {
 		OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
 		Score: c.Score, Direct: c.Direct, StatementRank: c.FusedRank, Lanes: c.Lanes, RerankScore: c.RerankScore,
 		Position: c.Position, Speaker: c.Speaker, Covers: c.Covers, OrderScore: c.OrderScore, Stale: c.Stale,
+		AlsoSaid: c.AlsoSaid,
 	}
 	if s := c.Source; s != nil {
 		it.SourceID, it.SourceTitle, it.SourceURI = s.ID, s.Title, s.URI

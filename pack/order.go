@@ -2,6 +2,8 @@ package pack
 
 import (
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/rerank"
@@ -18,6 +20,9 @@ type Ranked struct {
 	// and OrderScore its score there; nil without one.
 	Features   []float64
 	OrderScore *float64
+	// AlsoSaid are the candidates below it that restate it (Restatement), left out of the
+	// pack for it.
+	AlsoSaid []Restatement
 }
 
 // Unit is what the budget walk takes: a candidate, alone or with the neighbours it needs to
@@ -76,7 +81,10 @@ func MeritOrder(cands []Ranked, scores []float32, lambda float64) []Ranked {
 
 // Units groups the merit order into the walk's units: each of the best hits candidates with
 // a place (by their fused rank) comes with the neighbours the statement returned for it,
-// and a memory is in one unit only, the first that has it.
+// and a memory is in one unit only, the first that has it. A candidate that restates one
+// above it (the same kind, speaker and TextKey: the same words said again, whatever the
+// write's duplicate policy kept) is no unit of its own: the budget is not spent twice on the
+// same words, and it is named in the first one's AlsoSaid.
 func Units(ordered []Ranked, hits int) []Unit {
 	withPlace := []int{}
 	for _, c := range ordered {
@@ -90,12 +98,19 @@ func Units(ordered []Ranked, hits int) []Unit {
 		best[r] = true
 	}
 	placed := map[int64]bool{}
+	said := map[sayKey][2]int{} // what a unit's hit says -> that unit and its hit's index
 	var out []Unit
 	for _, c := range ordered {
 		if placed[c.ID] {
 			continue
 		}
 		placed[c.ID] = true
+		k := sayKey{c.Kind, c.Speaker, TextKey(c.Text)}
+		if at, ok := said[k]; ok && k.text != "" {
+			h := &out[at[0]].Members[at[1]]
+			h.AlsoSaid = append(h.AlsoSaid, restatement(c))
+			continue
+		}
 		u := Unit{Members: []Ranked{c}, Rank: len(out)}
 		if best[c.FusedRank] {
 			for _, n := range c.Context {
@@ -112,9 +127,43 @@ func Units(ordered []Ranked, hits int) []Unit {
 				}
 			}
 		}
+		if k.text != "" {
+			said[k] = [2]int{len(out), u.Hit}
+		}
 		out = append(out, u)
 	}
 	return out
+}
+
+// sayKey is what a memory says, for restatements: its kind, its speaker and its TextKey.
+type sayKey struct{ kind, speaker, text string }
+
+// TextKey is a text as the restatement rule compares it: lowered, every run of characters
+// that are neither letters nor digits one space, trimmed (recall.text_key in SQL, migration
+// 00011, which the write path's duplicate policy compares).
+func TextKey(text string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range text {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			gap = b.Len() > 0
+			continue
+		}
+		if gap {
+			b.WriteByte(' ')
+			gap = false
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+func restatement(c Ranked) Restatement {
+	r := Restatement{ID: c.ID, ExternalID: c.ExternalID, OccurredStart: c.OccurredStart}
+	if c.Source != nil {
+		r.SourceID = c.Source.ID
+	}
+	return r
 }
 
 // costs returns the walk's cost and cut for units: a unit costs its members' tokens; cut to

@@ -93,3 +93,46 @@ func TestReplacedAfterCurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRestatements: a candidate that says what one above it said (same kind and speaker, the
+// text equal but for case, spacing and punctuation) is no unit of its own and is named in the
+// first one's AlsoSaid, in order; another speaker, another kind, or other words are kept; a
+// text of punctuation alone restates nothing. TextKey matches recall.text_key's rule.
+func TestRestatements(t *testing.T) {
+	t.Parallel()
+	mk := func(id int64, kind, speaker, text string) pack.Ranked {
+		return pack.Ranked{Candidate: statement.Candidate{ID: id, ExternalID: string(rune('a' + id - 1)), Kind: kind, Speaker: speaker, Text: text}}
+	}
+	ordered := []pack.Ranked{
+		mk(1, "world", "", "The crane was fixed on Monday."),      // a
+		mk(2, "world", "", "the crane  was fixed on monday"),      // b: restates a
+		mk(3, "experience", "", "The crane was fixed on Monday."), // c: another kind: kept
+		mk(4, "world", "Ann", "The crane was fixed on Monday!"),   // d: another speaker: kept
+		mk(5, "world", "", "The crane was fixed on Tuesday."),     // e: other words: kept
+		mk(6, "world", "", "...!"),                                // f: no words
+		mk(7, "world", "", "?"),                                   // g: no words: not f's restatement
+		mk(8, "world", "Ann", "the crane was FIXED on monday"),    // h: restates d
+		mk(9, "world", "", "The crane, was fixed on Monday"),      // i: restates a
+	}
+	units := pack.Units(ordered, 0)
+	var got []string
+	also := map[string][]string{}
+	for _, u := range units {
+		h := u.Members[u.Hit]
+		got = append(got, h.ExternalID)
+		for _, r := range h.AlsoSaid {
+			also[h.ExternalID] = append(also[h.ExternalID], r.ExternalID)
+		}
+	}
+	if want := []string{"a", "c", "d", "e", "f", "g"}; !slices.Equal(got, want) {
+		t.Fatalf("units %v, want %v", got, want)
+	}
+	if len(also) != 2 || !slices.Equal(also["a"], []string{"b", "i"}) || !slices.Equal(also["d"], []string{"h"}) {
+		t.Fatalf("also said %v, want a: [b i], d: [h]", also)
+	}
+	for in, want := range map[string]string{"  Hello,   World! ": "hello world", "Café—Olé 42": "café olé 42", "?!": "", "ÅB": "åb"} {
+		if got := pack.TextKey(in); got != want {
+			t.Errorf("TextKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

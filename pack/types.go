@@ -134,6 +134,18 @@ type Item struct {
 	OrderScore *float64 `json:"order_score,omitempty"`
 	// Covers, for a summary, are the ids of the memories it covers.
 	Covers []int64 `json:"covers,omitempty"`
+	// AlsoSaid are the memories that say the same words again (the same kind and speaker,
+	// the text equal but for case and punctuation), ranked below this one: the pack holds
+	// the words once and names the others here, with when they were said.
+	AlsoSaid []Restatement `json:"also_said,omitempty"`
+}
+
+// A Restatement is a memory left out of a pack because an item above it says the same.
+type Restatement struct {
+	ID            int64      `json:"id"`
+	ExternalID    string     `json:"external_id"`
+	SourceID      int64      `json:"source_id,omitempty"`
+	OccurredStart *time.Time `json:"occurred_start,omitempty"`
 }
 
 // MarshalJSON writes the lanes by name, only those that found the item.
