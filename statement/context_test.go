@@ -29,7 +29,7 @@ const shortWords = 7
 // memories with a place (df counting a term in a neighbour as in the memory, lengths counting
 // neighbours at w); a memory without a place by its own BM25 over every visible memory (the
 // bm25 lane's score); then each of the top k questions hands a times its score to the next
-// memory when someone else said it.
+// memory when someone else said it, which scores the better of that and its own.
 func contextReference(tf map[int64]map[string]int, dl map[int64]int, places map[int64]place, terms []string, s statement.Settings) map[int64]float64 {
 	at := map[[2]int64]int64{}
 	for id, p := range places {
@@ -111,7 +111,7 @@ func contextReference(tf map[int64]map[string]int, dl map[int64]int, places map[
 		p := places[id]
 		next, ok := at[[2]int64{p.source, p.pos + 1}]
 		if s.ContextHandoff > 0 && p.question && ok && places[next].speaker != p.speaker {
-			out[next] += s.ContextHandoff * scores[id]
+			out[next] = max(out[next], s.ContextHandoff*scores[id]) // the better of its own and the handoff
 		}
 	}
 	return out

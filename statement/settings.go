@@ -48,7 +48,7 @@ type Settings struct {
 
 	ContextK       int     `set:"context_k" default:"100" range:"[1,]"`        // context lane depth
 	ContextWeight  float64 `set:"context_weight" default:"0.3" range:"[0,1]"`  // weight of a neighbour's words in a memory's context
-	ContextHandoff float64 `set:"context_handoff" default:"0.8" range:"[0,2]"` // share of a question's score the answer after it gains
+	ContextHandoff float64 `set:"context_handoff" default:"0.8" range:"[0,2]"` // share of a question's score the answer after it scores at least
 	ContextHits    int     `set:"context_hits" default:"3" range:"[0,]"`       // best candidates with a place whose needed neighbours come along
 	ContextShort   int     `set:"context_short" default:"12" range:"[0,]"`     // a reply of at most this many words brings the turn before it
 

@@ -207,7 +207,8 @@ func mergeTemporal(rows []laneRow, s Settings) []spreadHit {
 
 // mergeContext is context_lane over every worker's rows: the context_k best context scores
 // over all, the answers their questions hand their score to (the handoffs of questions past
-// that cut dropped), each memory's sum, the context_k best.
+// that cut dropped), each memory's better of its own score and its handoff, the context_k
+// best.
 func mergeContext(top, handoffs []laneRow, k int) []spreadHit {
 	slices.SortFunc(top, byScore)
 	top = top[:min(k, len(top))]
@@ -222,9 +223,9 @@ func mergeContext(top, handoffs []laneRow, k int) []spreadHit {
 		}
 		switch own, ok := score[h.ID]; {
 		case ok:
-			score[h.ID] = own + *h.Score
+			score[h.ID] = max(own, *h.Score)
 		case h.Score2 != nil:
-			score[h.ID] = *h.Score2 + *h.Score
+			score[h.ID] = max(*h.Score2, *h.Score)
 		default:
 			score[h.ID] = *h.Score
 		}

@@ -112,7 +112,8 @@ func TestMergeContext(t *testing.T) {
 				}
 			}
 		}
-		// The reference: the best k over every memory, their handoffs, the sums, the best k.
+		// The reference: the best k over every memory, their handoffs, each memory's better of
+		// the two, the best k.
 		var every []contextMemo
 		for _, g := range groups {
 			every = append(every, g...)
@@ -126,7 +127,7 @@ func TestMergeContext(t *testing.T) {
 		for _, x := range bestContext(every, k) {
 			for _, m := range every {
 				if m.id == x.ID && m.next != 0 {
-					sum[m.next] += handoff * *m.score
+					sum[m.next] = max(sum[m.next], handoff**m.score)
 				}
 			}
 		}

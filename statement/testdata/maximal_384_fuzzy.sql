@@ -454,7 +454,7 @@ context_handoff AS (
 context_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
   FROM (
-    SELECT u.id, sum(u.score) AS score
+    SELECT u.id, max(u.score) AS score
     FROM (SELECT id, score FROM context_scored UNION ALL SELECT id, score FROM context_handoff) u
     GROUP BY u.id
   ) x
