@@ -19,6 +19,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -49,6 +50,11 @@ var Features = func() []string {
 		"title_cover",   // the share of the question's words its source's title holds (0 without a title)
 		"pairs",         // the share of the question's adjacent word pairs it holds adjacent, in order
 		"same_best",     // its speaker's place two before or after it (same speaker, or both without one): 1 / (rrf_k + that one's best bm25 or context rank)
+		"echo_prev",     // the share of the question's words it holds that the place just before it, said by someone else, held first
+		"echoed_next",   // the share of the question's words it holds that the place just after it, said by someone else, says again
+		"newer",         // where its time falls among the head's: 0 the oldest, 1 the newest (0 without a time, or when all share one)
+		"longer_prev",   // ln(1 + its words) - ln(1 + the words of the place just before it, said by someone else)
+		"longer_next",   // the same against the place just after it, said by someone else
 	)
 }()
 
@@ -197,7 +203,8 @@ func Extract(question string, head []statement.Candidate, rrfK float64) [][]floa
 		x := make([]float64, NumFeatures)
 		ex.lanes(x, head[i])
 		ex.words(x, i)
-		ex.neighbours(x, head[i])
+		ex.neighbours(x, i)
+		ex.time(x, head[i])
 		out[i] = x
 	}
 	return out
@@ -223,7 +230,8 @@ type extractor struct {
 	pairsHeld, fields   []int             // each candidate's pairs of the question, and its fields
 	maxBM25, maxContext float64
 	at                  map[place]int
-	named               bool // the question names a speaker of the head
+	named               bool      // the question names a speaker of the head
+	oldest, newest      time.Time // the head's times (zero without any)
 }
 
 func newExtractor(question string, head []statement.Candidate, rrfK float64) *extractor {
@@ -242,6 +250,14 @@ func newExtractor(question string, head []statement.Candidate, rrfK float64) *ex
 			ex.at[place{c.Source.ID, c.Position}] = i
 		}
 		ex.named = ex.named || c.Speaker != "" && speakerNamed(ex.qWords, c.Speaker)
+		if t := c.OccurredStart; t != nil {
+			if ex.oldest.IsZero() || t.Before(ex.oldest) {
+				ex.oldest = *t
+			}
+			if t.After(ex.newest) {
+				ex.newest = *t
+			}
+		}
 	}
 	ex.qList = slices.Sorted(maps.Keys(ex.qTerms))
 	for _, t := range ex.qList {
@@ -313,11 +329,15 @@ func (ex *extractor) words(x []float64, i int) {
 }
 
 // neighbours writes the neighbour features: the strongest neighbour's lexical rank, whether
-// the place before asks a question, and the strongest lexical rank of the places two away
-// said by the same speaker (among the head's candidates). The last is for the answer a
+// the place before asks a question, the strongest lexical rank of the places two away
+// said by the same speaker (among the head's candidates), and how much of what it holds of
+// the question another speaker said just before it (it echoes) or says again just after it
+// (it was echoed). The echo is for a reply that repeats the words of the turn it answers,
+// as an assistant repeats the user's: the turn that said it first holds the fact. The last is for the answer a
 // speaker gives after the other's reply: "The sky was full of stars" (found), "Wow!", then
 // "I felt tiny and in awe" (what was asked for, sharing no word with the question).
-func (ex *extractor) neighbours(x []float64, c statement.Candidate) {
+func (ex *extractor) neighbours(x []float64, i int) {
+	c := ex.head[i]
 	if c.Source == nil || c.Position == 0 {
 		return
 	}
@@ -330,10 +350,40 @@ func (ex *extractor) neighbours(x []float64, c statement.Candidate) {
 			if d == -1 && strings.Contains(ex.head[j].Text, "?") {
 				x[index["nb_question"]] = 1
 			}
+			if ex.head[j].Speaker != c.Speaker {
+				echo, longer := "echo_prev", "longer_prev"
+				if d == 1 {
+					echo, longer = "echoed_next", "longer_next"
+				}
+				x[index[echo]] = shared(ex.terms[i], ex.terms[j])
+				x[index[longer]] = math.Log(1+float64(ex.fields[i])) - math.Log(1+float64(ex.fields[j]))
+			}
 		case ex.head[j].Speaker == c.Speaker:
 			x[index["same_best"]] = max(x[index["same_best"]], ex.lexical(j))
 		}
 	}
+}
+
+// shared is the share of a's terms that b holds too (0 when a holds none).
+func shared(a, b map[string]bool) float64 {
+	if len(a) == 0 {
+		return 0
+	}
+	n := 0
+	for t := range a {
+		if b[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(a))
+}
+
+// time writes where the candidate's time falls among the head's times.
+func (ex *extractor) time(x []float64, c statement.Candidate) {
+	if c.OccurredStart == nil || !ex.newest.After(ex.oldest) {
+		return
+	}
+	x[index["newer"]] = float64(c.OccurredStart.Sub(ex.oldest)) / float64(ex.newest.Sub(ex.oldest))
 }
 
 // lexical is 1 / (rrf_k + head[j]'s best bm25 or context rank), 0 when neither found it.

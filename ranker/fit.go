@@ -17,15 +17,21 @@ type FitOptions struct {
 	Iterations int         // gradient steps (0: 300)
 	Rate       float64     // step size (0: 0.5)
 	Trees      TreeOptions // boosted trees on top of the linear fit (FitTrees; zero: none)
+	// Prior are weights by feature name the fit starts from and is drawn back to: the L2
+	// penalty is on the distance from them, so a pattern the data does not support leaves
+	// the prior's order (the fused order's lane weights: aizk-eval order --prior fused).
+	// Nil: from zero.
+	Prior map[string]float64
 }
 
 // Fit fits a linear order to the queries by pairwise logistic regression (RankNet's loss with
 // a linear scorer): for every query, every pair of a relevant and an irrelevant candidate,
 // the loss is log(1 + exp(-(w.x_rel - w.x_irr))), averaged over the pairs, plus L2 times
 // |w|^2 / 2 over weights on standardized features (each feature's mean and standard
-// deviation over all candidates). Full-batch gradient descent from zero: deterministic. It
-// returns the weights by feature name, on the features' own scale. A query without a
-// relevant or an irrelevant candidate adds no pair.
+// deviation over all candidates), or on their distance from o.Prior. Full-batch gradient
+// descent from zero (or the prior): deterministic. It returns the weights by feature name, on
+// the features' own scale. A query without a relevant or an irrelevant candidate adds no
+// pair.
 func Fit(queries []Query, o FitOptions) map[string]float64 {
 	if o.L2 == 0 {
 		o.L2 = 0.01
@@ -83,6 +89,13 @@ func Fit(queries []Query, o FitOptions) map[string]float64 {
 			}
 		}
 	}
+	// The prior on the standardized scale: w = prior + the fitted difference, penalized.
+	prior := make([]float64, n)
+	for f, v := range o.Prior {
+		if j, ok := index[f]; ok {
+			prior[j] = v * sd[j]
+		}
+	}
 	w := make([]float64, n)
 	if len(pairs) > 0 {
 		for range o.Iterations {
@@ -90,7 +103,7 @@ func Fit(queries []Query, o FitOptions) map[string]float64 {
 			for _, d := range pairs {
 				z := 0.0
 				for j := range n {
-					z += w[j] * d[j]
+					z += (prior[j] + w[j]) * d[j]
 				}
 				s := 1 / (1 + math.Exp(z)) // -d/dz log(1 + e^-z)
 				for j := range n {
@@ -104,7 +117,7 @@ func Fit(queries []Query, o FitOptions) map[string]float64 {
 	}
 	out := map[string]float64{}
 	for j, f := range Features {
-		if v := w[j] / sd[j]; v != 0 {
+		if v := (prior[j] + w[j]) / sd[j]; v != 0 {
 			out[f] = v
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recall-engine/recall/ranker"
 	"github.com/recall-engine/recall/statement"
@@ -48,6 +49,10 @@ func TestExtract(t *testing.T) {
 	// graph #9 and context #7 (score 1).
 	d := statement.Candidate{ID: 5, Text: "It happened on Monday.", Speaker: "Ana Lima", Source: src, Position: 3}
 	d.Lanes[statement.Graph], d.Lanes[statement.Context] = hit(9, 0.1), hit(7, 1)
+	// Times: a at t0, b an hour on, d two, c four; the note has none.
+	t0 := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+	at := func(h int) *time.Time { t := t0.Add(time.Duration(h) * time.Hour); return &t }
+	a.OccurredStart, b.OccurredStart, c.OccurredStart, d.OccurredStart = at(0), at(1), at(4), at(2)
 	head := []statement.Candidate{a, b, c, note, d}
 	xs := ranker.Extract("When did the harbor crane break, Ana?", head, 2)
 	if len(xs) != 5 || len(xs[0]) != ranker.NumFeatures {
@@ -56,16 +61,22 @@ func TestExtract(t *testing.T) {
 	// The question's terms: harbor, crane, break, ana ("when", "did", "the" are stop words).
 	want := []map[string]float64{
 		{"lane_bm25": 1.0 / 3, "lane_context": 1.0 / 4, "best": 1.0 / 3, "lanes": 2, "bm25_rel": 1, "context_rel": 0.5,
-			"speaker_named": 1, "cover": 1, "question": 1, "log_len": math.Log(9), "nb_best": 1.0 / 3, "same_best": 1.0 / 9, "title_cover": 0.5},
+			"speaker_named": 1, "cover": 1, "question": 1, "log_len": math.Log(9), "nb_best": 1.0 / 3, "same_best": 1.0 / 9, "title_cover": 0.5,
+			"echoed_next": 0.25,                       // of a's four question words, Bo says "crane" again just after
+			"longer_next": math.Log(9) - math.Log(8)}, // a's 8 fields against Bo's 7
 		{"lane_context": 1.0 / 3, "lane_vector": 1.0 / 5, "best": 1.0 / 3, "lanes": 2, "context_rel": 1, "vector_sim": 0.5,
-			"other_named": 1, "cover": 0.25, "log_len": math.Log(8), "nb_best": 1.0 / 3, "nb_question": 1, "title_cover": 0.5},
-		{"lane_mention": 1.0 / 7, "best": 1.0 / 7, "lanes": 1, "cover": 0.25, "log_len": math.Log(6), "nb_best": 1.0 / 9, "title_cover": 0.5},
+			"other_named": 1, "cover": 0.25, "log_len": math.Log(8), "nb_best": 1.0 / 3, "nb_question": 1, "title_cover": 0.5,
+			"echo_prev": 1, "newer": 0.25, // its one question word, "crane", Ana said just before
+			"longer_prev": math.Log(8) - math.Log(9), "longer_next": math.Log(8) - math.Log(5)}, // d, Ana's, has 4 fields
+		{"lane_mention": 1.0 / 7, "best": 1.0 / 7, "lanes": 1, "cover": 0.25, "log_len": math.Log(6), "nb_best": 1.0 / 9, "title_cover": 0.5,
+			"newer": 1, "longer_prev": math.Log(6) - math.Log(5)}, // c has no speaker: d, Ana's, is someone else's
 		{"lane_bm25": 1.0 / 4, "best": 1.0 / 4, "lanes": 1, "bm25_rel": 0.5, "cover": 0.5, "log_len": math.Log(10), "pairs": 1.0 / 3},
 		// d: its neighbours are b (context #1) and c; the same speaker's place two before is a
 		// (bm25 #1, context #2), as d is a's two after; b's place two after is c, who has no
 		// speaker: none for b.
 		{"lane_graph": 1.0 / 11, "lane_context": 1.0 / 9, "best": 1.0 / 9, "lanes": 2, "context_rel": 1.0 / 6, "speaker_named": 1,
-			"log_len": math.Log(5), "nb_best": 1.0 / 3, "same_best": 1.0 / 3, "title_cover": 0.5},
+			"log_len": math.Log(5), "nb_best": 1.0 / 3, "same_best": 1.0 / 3, "title_cover": 0.5, "newer": 0.5,
+			"longer_prev": math.Log(5) - math.Log(8), "longer_next": math.Log(5) - math.Log(6)},
 	}
 	// cover_idf: K = 5 candidates; harbor in a, c, note (3), crane in a, b, note (3; "cranes"
 	// stems to "crane"), break in a (1: "broke" is another word), ana in a (1).
@@ -236,5 +247,41 @@ func TestModelFile(t *testing.T) {
 	var m ranker.Model
 	if err := json.Unmarshal([]byte(`{"version": 1, "name": "y", "weights": {"best": 2}}`), &m); err != nil || m.Score(x) != 2*x[indexOf(t, "best")] {
 		t.Fatalf("JSON model: %v, score %v", err, m.Score(x))
+	}
+}
+
+// TestFitPrior: with a prior, a fit with no pair to learn from returns the prior; a heavy
+// penalty keeps the fit near it even where the data pull away; a light one lets the data
+// move it (the fit from zero finds nb_best, as in TestFit).
+func TestFitPrior(t *testing.T) {
+	t.Parallel()
+	prior := map[string]float64{"lane_bm25": 0.7, "lane_vector": 1}
+	if got := ranker.Fit([]ranker.Query{{X: [][]float64{make([]float64, ranker.NumFeatures)}, Rel: []bool{true}}}, ranker.FitOptions{Prior: prior}); len(got) != 2 || got["lane_bm25"] != 0.7 || got["lane_vector"] != 1 {
+		t.Fatalf("no pairs: %v, want the prior", got)
+	}
+	r := rand.New(rand.NewPCG(4, 4))
+	nb, bm := indexOf(t, "nb_best"), indexOf(t, "lane_bm25")
+	var qs []ranker.Query
+	for range 60 {
+		var q ranker.Query
+		for k := range 20 {
+			x := make([]float64, ranker.NumFeatures)
+			rel := k < 2
+			x[bm] = r.Float64()
+			x[nb] = r.Float64() * 0.9
+			if rel {
+				x[nb] = 1 + r.Float64()
+			}
+			q.X, q.Rel = append(q.X, x), append(q.Rel, rel)
+		}
+		qs = append(qs, q)
+	}
+	heavy := ranker.Fit(qs, ranker.FitOptions{Prior: prior, L2: 100})
+	light := ranker.Fit(qs, ranker.FitOptions{Prior: prior, L2: 0.001})
+	if math.Abs(heavy["lane_bm25"]-0.7) > 0.05 || math.Abs(heavy["nb_best"]) > 0.3 {
+		t.Fatalf("heavy penalty: lane_bm25 %.3f (prior 0.7), nb_best %.3f: want both near the prior", heavy["lane_bm25"], heavy["nb_best"])
+	}
+	if light["nb_best"] < 1 || light["nb_best"] < 5*math.Abs(heavy["nb_best"]) {
+		t.Fatalf("light penalty: nb_best %.3f (heavy %.3f): want the data to move it", light["nb_best"], heavy["nb_best"])
 	}
 }

@@ -83,7 +83,15 @@ type TreeOptions struct {
 	Lambda  float64 // L2 on leaf values (0: 1)
 	Bins    int     // candidate thresholds per feature, at quantiles (0: 32)
 	Cutoff  int     // the depth the lambdas weigh: a swap within it counts (0: 10)
+	// Only names the features a split may read (nil: every one). PlaceFeatures keeps the
+	// trees to what a memory's place in a conversation says, so a memory without one (a
+	// note, a document) is ordered by the weights alone.
+	Only []string
 }
+
+// PlaceFeatures are the features that read a memory's place and speaker: 0 for a memory
+// without either, whatever its text.
+var PlaceFeatures = []string{"speaker_named", "other_named", "nb_best", "nb_question", "same_best", "echo_prev", "echoed_next", "longer_prev", "longer_next"}
 
 // FitTrees fits regression trees on top of a linear model's scores by LambdaMART: each round
 // computes, for every query's pair of a relevant and an irrelevant candidate, RankNet's
@@ -244,6 +252,15 @@ func growTree(bins [][]uint8, cuts [][]float64, g, h []float64, o TreeOptions) T
 	for i := range all {
 		all[i] = i
 	}
+	allowed := make([]bool, NumFeatures)
+	for f := range allowed {
+		allowed[f] = o.Only == nil
+	}
+	for _, name := range o.Only {
+		if f, ok := index[name]; ok {
+			allowed[f] = true
+		}
+	}
 	var t Tree
 	leafValue := func(G, H float64) float64 { return o.Shrink * G / (H + o.Lambda) }
 	type open struct {
@@ -271,7 +288,7 @@ func growTree(bins [][]uint8, cuts [][]float64, g, h []float64, o TreeOptions) T
 		bestGain, bestF, bestB := 0.0, -1, 0
 		for f := range NumFeatures {
 			nb := len(cuts[f]) + 1
-			if nb < 2 {
+			if nb < 2 || !allowed[f] {
 				continue
 			}
 			hg, hh := make([]float64, nb), make([]float64, nb)

@@ -3,6 +3,7 @@ package ranker_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/recall-engine/recall/ranker"
@@ -132,5 +133,50 @@ func TestFitTrees(t *testing.T) {
 	l, b := top3(lin, test), top3(boosted, test)
 	if b < 0.85 || l > 0.5 {
 		t.Fatalf("relevant in the first three, held out: linear %.3f, boosted %.3f; want the linear order near chance and the trees near 1", l, b)
+	}
+}
+
+// TestTreesOnly: trees told to split only on some features never read another, even when
+// another one separates the relevant candidates better (here cover, as in TestFitTrees);
+// with none of the allowed features varying they split on nothing, so every candidate gets
+// the same sum and the order is the weights' alone.
+func TestTreesOnly(t *testing.T) {
+	t.Parallel()
+	cover, echo := indexOf(t, "cover"), indexOf(t, "echo_prev")
+	r := rand.New(rand.NewPCG(9, 9))
+	var qs []ranker.Query
+	for range 40 {
+		var q ranker.Query
+		for k := range 20 {
+			x := make([]float64, ranker.NumFeatures)
+			rel := k < 2
+			x[cover] = map[bool]float64{true: 0.5, false: []float64{0.1, 0.9}[r.IntN(2)]}[rel]
+			if !rel && r.IntN(3) == 0 {
+				x[echo] = 1 // some irrelevant ones echo: the split the trees may use
+			}
+			q.X, q.Rel = append(q.X, x), append(q.Rel, rel)
+		}
+		qs = append(qs, q)
+	}
+	trees := ranker.FitTrees(qs, nil, ranker.TreeOptions{Trees: 10, Depth: 2, Only: ranker.PlaceFeatures})
+	used := map[string]bool{}
+	for _, tr := range trees {
+		for _, n := range tr.Nodes {
+			if n.Feature != "" {
+				used[n.Feature] = true
+			}
+		}
+	}
+	if len(used) != 1 || !used["echo_prev"] {
+		t.Fatalf("the trees split on %v, want echo_prev alone (cover is not allowed)", used)
+	}
+	for i := range qs {
+		qs[i].X = slices.Clone(qs[i].X)
+		for _, x := range qs[i].X {
+			x[echo] = 0
+		}
+	}
+	if trees := ranker.FitTrees(qs, nil, ranker.TreeOptions{Trees: 5, Depth: 2, Only: ranker.PlaceFeatures}); len(trees) != 5 || len(trees[0].Nodes) != 1 {
+		t.Fatalf("with no allowed feature varying: %d trees, the first of %d nodes; want leaves alone", len(trees), len(trees[0].Nodes))
 	}
 }

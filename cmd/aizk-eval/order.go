@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/recall-engine/recall/eval"
@@ -33,7 +34,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	score := fs.String("score", "", "traces files, comma-separated, scored with the fitted model and never fitted on (a test split)")
 	metric := fs.String("metric", "recall@10", "the metric of every set ("+eval.MetricNames()+")")
 	metricFor := fs.String("metric-for", "", "other metrics by set, e.g. scifact=ndcg@10 (a query's set: its metadata field set, else its file's name)")
-	folds := fs.String("folds-by", "", "query metadata fields, comma-separated: for each, fit on all but each of its values and score the one left out")
+	folds := fs.String("folds-by", "", `query metadata fields, comma-separated: for each, fit on all but each of its values and score the one left out ("conv/5": its values dealt into five folds)`)
 	curve := fs.String("curve", "", "query metadata field: fit on each of its values alone and score every value, beside the fit on all the others (how the held-out metric grows with the data fitted on)")
 	group := fs.String("group-field", "", "query metadata field: the held-out headline metric per its value too, against the bm25 lane alone")
 	rrf := fs.Bool("compare-rrf", false, "with --folds-by: also fit the fusion (rrf_k and lane weights) by the same folds, the baseline the order must beat")
@@ -47,6 +48,8 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	fs.IntVar(&fo.Trees.Depth, "depth", 3, "levels of splits per tree")
 	fs.Float64Var(&fo.Trees.Shrink, "shrink", 0.1, "the trees' learning rate")
 	fs.Float64Var(&fo.Trees.MinHess, "min-hessian", 1, "least hessian (pair weight) in a tree's leaf")
+	treeFeatures := fs.String("tree-features", "", `"place": the trees split only on what a memory's place and speaker say (ranker.PlaceFeatures), so a memory without them is ordered by the weights alone; "": on every feature`)
+	prior := fs.String("prior", "", `"fused": the fit starts from the fused order's lane weights (the traces' settings) and its penalty draws it back there, so what the data does not support leaves the fused order; "": from zero`)
 	bags := fs.Int("bags", 1, "fit this many orders on bootstrap samples of the queries and write their average (ranker.FitBagged; 1: one fit on every query)")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: aizk-eval order --traces FILE[,FILE...] --out FILE [flags]\n\n"+
@@ -74,6 +77,20 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	train, err := loadOrderQueries(*files, metrics, *k)
 	if err != nil {
 		return err
+	}
+	switch *treeFeatures {
+	case "":
+	case "place":
+		fo.Trees.Only = ranker.PlaceFeatures
+	default:
+		return fmt.Errorf("%w: --tree-features %q: want \"place\" or \"\"", cli.ErrUsage, *treeFeatures)
+	}
+	switch *prior {
+	case "":
+	case "fused":
+		fo.Prior = fusedPrior(train[0].Trace.Settings)
+	default:
+		return fmt.Errorf("%w: --prior %q: want \"fused\" or \"\"", cli.ErrUsage, *prior)
 	}
 	if *curve != "" {
 		if n := len(curveValues(train, *curve)); n < 3 {
@@ -217,6 +234,16 @@ func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]or
 	return out, nil
 }
 
+// fusedPrior are the fused order's weights as the learned order's features: each lane's
+// weight on its 1 / (rrf_k + rank).
+func fusedPrior(s statement.Settings) map[string]float64 {
+	out := map[string]float64{}
+	for _, l := range statement.Lanes() {
+		out["lane_"+l.String()] = s.Weights[l]
+	}
+	return out
+}
+
 // fitOrder fits a model on qs: the average of bags fits on bootstrap samples of them when
 // bags > 1 (ranker.FitBagged).
 func fitOrder(qs []orderQuery, name, fitted string, o ranker.FitOptions, bags int) (*ranker.Model, error) {
@@ -236,7 +263,16 @@ func fitOrder(qs []orderQuery, name, fitted string, o ranker.FitOptions, bags in
 }
 
 // groupsBy splits qs by a metadata field's value, in sorted order.
+// A field written "F/N" deals F's values, in sorted order, into N folds ("F 1/N", ...): what
+// many small values (LongMemEval's questions, each its own scope) need to be fitted on in
+// fewer rounds; a value's queries stay together.
 func groupsBy(qs []orderQuery, field string) ([]string, map[string][]int) {
+	folds := 0
+	if base, n, ok := strings.Cut(field, "/"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 {
+			field, folds = base, v
+		}
+	}
 	groups := map[string][]int{}
 	for i, q := range qs {
 		g := groupOf(q, field)
@@ -247,7 +283,20 @@ func groupsBy(qs []orderQuery, field string) ([]string, map[string][]int) {
 		names = append(names, g)
 	}
 	slices.Sort(names)
-	return names, groups
+	if folds == 0 {
+		return names, groups
+	}
+	dealt := map[string][]int{}
+	for i, g := range names {
+		f := fmt.Sprintf("%s %d/%d", field, i%folds+1, folds)
+		dealt[f] = append(dealt[f], groups[g]...)
+	}
+	names = names[:0]
+	for f := range dealt {
+		names = append(names, f)
+	}
+	slices.Sort(names)
+	return names, dealt
 }
 
 // heldOutOrder fits on all but each value of field and returns the model each query is

@@ -5,9 +5,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/recall-engine/recall/eval"
 	"github.com/recall-engine/recall/ranker"
 )
 
@@ -193,5 +195,31 @@ func TestOrderCurve(t *testing.T) {
 	}
 	if _, errOut, code := run(t, url, "order", "--traces", traces, "--curve", "set", "--out", filepath.Join(dir, "o.json")); code != 2 || !strings.Contains(errOut, "--curve set") {
 		t.Fatalf("order --curve set (one value): exit %d: %s", code, errOut)
+	}
+}
+
+// TestGroupsByFolds: "conv/3" deals conv's values, in sorted order, into three folds, a
+// value's queries staying together; a plain field groups by value; "(none)"-like values of
+// queries without the field are a value like any other.
+func TestGroupsByFolds(t *testing.T) {
+	t.Parallel()
+	var qs []orderQuery
+	for _, c := range []string{"d", "a", "b", "a", "e", "c", "d"} {
+		qs = append(qs, orderQuery{tracedQuery: tracedQuery{Query: eval.Query{Meta: map[string]any{"conv": c}}}})
+	}
+	qs = append(qs, orderQuery{tracedQuery: tracedQuery{Query: eval.Query{Meta: map[string]any{}}}})
+	names, groups := groupsBy(qs, "conv/3")
+	// Sorted values: <nil>, a, b, c, d, e -> folds 1, 2, 3, 1, 2, 3.
+	want := map[string][]int{"conv 1/3": {7, 5}, "conv 2/3": {1, 3, 0, 6}, "conv 3/3": {2, 4}}
+	if !slices.Equal(names, []string{"conv 1/3", "conv 2/3", "conv 3/3"}) {
+		t.Fatalf("folds %v", names)
+	}
+	for f, w := range want {
+		if !slices.Equal(groups[f], w) {
+			t.Errorf("%s: %v, want %v", f, groups[f], w)
+		}
+	}
+	if names, _ := groupsBy(qs, "conv"); len(names) != 6 {
+		t.Fatalf("by value: %v, want six", names)
 	}
 }
