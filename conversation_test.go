@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/embed"
@@ -81,8 +82,8 @@ func conversationEngine(t *testing.T) (*testdb.DB, *recall.Engine) {
 
 // TestContextRuns: a pack gives each of the best ContextHits candidates with a place the
 // neighbour it needs, as a run in place order: after a question the next turn when someone
-// else said it, before a reply of at most ContextShort words the turn it answers, each memory
-// once. Checked against the rule computed in Go from the turns, over several questions and
+// else said it and it has at most ContextAnswer words, before a reply of at most
+// ContextShort words the turn it answers, each memory once. Checked against the rule computed in Go from the turns, over several questions and
 // budgets; Trace.Reorder with the recall's settings gives the pack's order.
 func TestContextRuns(t *testing.T) {
 	t.Parallel()
@@ -94,9 +95,20 @@ func TestContextRuns(t *testing.T) {
 		byID[tr.id] = tr
 		at[[2]any{tr.session, tr.position}] = tr
 	}
+	// Answers longer than the median turn stand on their own: some answers come along, some
+	// do not.
 	s := e.Settings()
+	var lens []int
+	for _, tr := range turns {
+		lens = append(lens, len(strings.Fields(tr.text)))
+	}
+	slices.Sort(lens)
+	s.ContextAnswer = lens[len(lens)/2]
+	if err := e.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
-	checked := 0
+	checked, long := 0, 0
 	for _, q := range []string{"harbor lantern", "violin near the orchard?", "glacier compass falcon", "copper ember river castle", "yes last week"} {
 		tr, err := e.Trace(ctx, member, q, 1_000_000, nil)
 		if err != nil {
@@ -112,16 +124,27 @@ func TestContextRuns(t *testing.T) {
 				want = append(want, id)
 			}
 		}
+		said := map[string]bool{} // what the hits so far say: a restatement packs once
 		for i, c := range tr.Candidates[:tr.K] {
 			if seen[c.ExternalID] {
 				continue
 			}
 			cur := byID[c.ExternalID]
+			key := cur.speaker + "\x00" + strings.Join(strings.FieldsFunc(strings.ToLower(cur.text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
+			if said[key] {
+				seen[cur.id] = true
+				continue
+			}
+			said[key] = true
 			var before, after string
 			if i < s.ContextHits {
 				if strings.Contains(cur.text, "?") {
 					if n, ok := at[[2]any{cur.session, cur.position + 1}]; ok && n.speaker != cur.speaker && !seen[n.id] {
-						after = n.id
+						if len(strings.Fields(n.text)) <= s.ContextAnswer {
+							after = n.id
+						} else {
+							long++
+						}
 					}
 				}
 				if len(strings.Fields(cur.text)) <= s.ContextShort {
@@ -211,6 +234,9 @@ func TestContextRuns(t *testing.T) {
 				t.Fatalf("%q, budget 60: run %d packed %d of its items", q, it.Run, n)
 			}
 		}
+	}
+	if long == 0 {
+		t.Fatal("no answer was longer than ContextAnswer: the test checks nothing of that rule")
 	}
 	if checked == 0 {
 		t.Fatal("no question brought a neighbour: the check is vacuous")

@@ -72,7 +72,7 @@ func ExampleEngine_Trace() {
 	//   temporal  not found
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
-	//   learned order hashing-v3: score 8.1350 = +2.6917 cover_idf (1) +1.7825 context_rel (1) -1.5279 cover (1) +1.3652 bm25_rel (1) -1.2241 log_len (2.71) and 17 more
+	//   learned order hashing-v4: score 6.3521 = +1.5231 lane_context (0.333) +0.9382 context_rel (1) +0.7272 lane_bm25 (0.333) +0.5223 cover_idf (1) +0.5067 pairs (0.75) and 20 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

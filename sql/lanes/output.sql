@@ -1,7 +1,9 @@
 -- The statement's output, scanned by column name (statement/candidate.go): the k fused
 -- candidates, best first, then the neighbours that the best context_hits of them need to be
--- read (context_of names the candidate): the turn after a question, spoken by someone else
--- (why 'answer'), and the turn before a reply of at most context_short words ('reply_to'). A
+-- read (context_of names the candidate): the turn after a question, spoken by someone else,
+-- of at most context_answer words (why 'answer': a longer one, an assistant's essay, stands
+-- on its own and is ranked on its own), and the turn before a reply of at most context_short
+-- words ('reply_to'). A
 -- neighbour has the candidate's source and scope set, passes the filters, and holds
 -- (recall.holds); a candidate that does not hold brings none.
 -- The recency and frequency terms (output_access.sql) need every candidate's access row; the
@@ -31,6 +33,7 @@ output_context AS (
   JOIN recall.memories n ON n.source_id = h.source_id AND n.position = x.position
   WHERE n.scopes = h.scopes
     AND CASE x.why WHEN 'answer' THEN h.is_question AND n.speaker <> h.speaker
+                                      AND cardinality(regexp_split_to_array(btrim(n.text), '\s+')) <= @context_answer::int
                    ELSE cardinality(regexp_split_to_array(btrim(h.text), '\s+')) <= @context_short::int END
     AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, {{filter}})
     AND recall.holds(n.valid_from, n.valid_until, n.superseded_by, n.superseded_at, n.expires_at, @as_of::timestamptz, @now::timestamptz)

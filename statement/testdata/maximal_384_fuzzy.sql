@@ -531,6 +531,7 @@ output_context AS (
   JOIN recall.memories n ON n.source_id = h.source_id AND n.position = x.position
   WHERE n.scopes = h.scopes
     AND CASE x.why WHEN 'answer' THEN h.is_question AND n.speaker <> h.speaker
+                                      AND cardinality(regexp_split_to_array(btrim(n.text), '\s+')) <= @context_answer::int
                    ELSE cardinality(regexp_split_to_array(btrim(h.text), '\s+')) <= @context_short::int END
     AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
     AND recall.holds(n.valid_from, n.valid_until, n.superseded_by, n.superseded_at, n.expires_at, @as_of::timestamptz, @now::timestamptz)
