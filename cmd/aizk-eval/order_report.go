@@ -64,14 +64,15 @@ func setCounts(qs []orderQuery) string {
 // headline metric per value of group with the learned order against the bm25 lane alone.
 // arms are ranked ids by query index, in the order to print.
 func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string, arms map[string]func(i int) []string, group string) {
-	metrics := []string{"ndcg@10", "recall@5", "recall@10", "recall@25", "recall@50"}
+	metrics := []string{"ndcg@10", "recall@5", "recall@10", "recall@25", "recall@50", "mrr@10"}
+	tested := []string{"ndcg@10", "mrr@10", "recall@10"} // each against bm25 alone
 	fmt.Fprintf(w, "## %s\n\n", title)
 	keys, groups := bySetAndFile(qs)
 	for _, key := range keys {
 		idx := groups[key]
 		headline := qs[idx[0]].metric.Name
-		fmt.Fprintf(w, "### %s (%s, %d queries)\n\n| arm | %s | p (%s, against bm25 alone) |\n|%s --- |\n", key[0], key[1], len(idx),
-			strings.Join(metrics, " | "), headline, strings.Repeat(" --- |", len(metrics)+1))
+		fmt.Fprintf(w, "### %s (%s, %d queries)\n\n| arm | %s | p (%s, against bm25 alone) | p (%s) |\n|%s --- | --- |\n", key[0], key[1], len(idx),
+			strings.Join(metrics, " | "), headline, strings.Join(tested, " / "), strings.Repeat(" --- |", len(metrics)+1))
 		per := map[string]map[string][]float64{} // arm -> metric -> per query
 		for _, a := range names {
 			per[a] = map[string][]float64{}
@@ -92,10 +93,14 @@ func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string
 				fmt.Fprintf(w, " %.4f |", mean(per[a][mn]))
 			}
 			if a == "bm25 alone" {
-				fmt.Fprint(w, " |\n")
+				fmt.Fprint(w, " | |\n")
 				continue
 			}
-			fmt.Fprintf(w, " %.4f |\n", eval.PairedRandomization(per[a][headline], per["bm25 alone"][headline], eval.Trials, 1))
+			ps := make([]string, len(tested))
+			for j, mn := range tested {
+				ps[j] = fmt.Sprintf("%.4f", eval.PairedRandomization(per[a][mn], per["bm25 alone"][mn], eval.Trials, 1))
+			}
+			fmt.Fprintf(w, " %.4f | %s |\n", eval.PairedRandomization(per[a][headline], per["bm25 alone"][headline], eval.Trials, 1), strings.Join(ps, " / "))
 		}
 		if group == "" {
 			fmt.Fprintln(w)
