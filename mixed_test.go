@@ -63,8 +63,11 @@ func newcomerScope(t *testing.T) (*testdb.DB, *embed.Hashing) {
 // TestNotesAndChatInOneScope is the newcomer's scenario: in a scope holding notes and chat,
 // the note and the team log that state the answer are the first two items, before the turn
 // that guesses it, and no memory that only the context lane found ranks above a memory
-// three lanes found. It holds with the learned order and with the fused
-// order alone: a memory's kind does not decide its rank.
+// without a place (a note: no neighbours to be found through) that three lanes found. It
+// holds with the learned order and with the fused order alone: a memory's kind, and whether
+// it has neighbours, do not decide its rank. Among turns the learned order may put the
+// answer after a question above the question (in LoCoMo the answer holds the fact; a rule
+// against it cost its messages 0.037 R@10: eval/results/order-hashing-v4.md).
 func TestNotesAndChatInOneScope(t *testing.T) {
 	t.Parallel()
 	db, emb := newcomerScope(t)
@@ -86,7 +89,8 @@ func TestNotesAndChatInOneScope(t *testing.T) {
 		if len(ids) < 2 || !slices.Contains(ids[:2], "note-lead") || !slices.Contains(ids[:2], "log-lead") {
 			t.Fatalf("%s: the pack is %v, want note-lead and log-lead first", name, ids)
 		}
-		// No candidate that only the context lane found ranks above one that three lanes found.
+		// No candidate that only the context lane found ranks above a placeless one that three
+		// lanes found.
 		for i, it := range tr.Pack.Items {
 			lanes := 0
 			for _, h := range it.Lanes {
@@ -102,7 +106,7 @@ func TestNotesAndChatInOneScope(t *testing.T) {
 							n++
 						}
 					}
-					if n >= 3 {
+					if n >= 3 && later.Position == 0 {
 						t.Fatalf("%s: %s, found by the context lane alone, ranks above %s, found by %d lanes: %v", name, it.ExternalID, later.ExternalID, n, ids)
 					}
 				}

@@ -51,7 +51,8 @@ func (e *Engine) order(ctx context.Context, r *run, opts *Options) error {
 
 // learnedOrder orders cands by the model's scores of their features (package ranker),
 // keeping each candidate's features and score for a trace; a memory only the context lane
-// found then follows the neighbour that brought it (pack.AnchorsFirst).
+// found then follows the neighbour that brought it (pack.AnchorsFirst) and never passes a
+// note or document three lanes found (pack.CorroboratedFirst).
 func learnedOrder(m *ranker.Model, query string, cands []pack.Ranked, rrfK float64) []pack.Ranked {
 	head := make([]statement.Candidate, len(cands))
 	for i, c := range cands {
@@ -65,8 +66,12 @@ func learnedOrder(m *ranker.Model, query string, cands []pack.Ranked, rrfK float
 		c.Features, c.OrderScore = xs[j], &score
 		out[i] = c
 	}
-	return pack.AnchorsFirst(out)
+	return pack.CorroboratedFirst(pack.AnchorsFirst(out), corroborated)
 }
+
+// corroborated is how many lanes make a memory without a place evidence that a memory only
+// the context lane found never passes (pack.CorroboratedFirst).
+const corroborated = 3
 
 // rerank scores the head with the cross-encoder; a failure drops the stage with a warning
 // (an error in Strict mode). It returns nil when there is nothing to rerank.

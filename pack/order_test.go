@@ -136,3 +136,41 @@ func TestRestatements(t *testing.T) {
 		}
 	}
 }
+
+// TestCorroboratedFirst: a memory only the context lane found that ranks above the last
+// memory without a place three lanes found moves to just after it, the moved keeping their
+// order; one below it, one two lanes found, and every candidate when no placeless one has
+// three lanes (a turn with three does not count) keep their places.
+func TestCorroboratedFirst(t *testing.T) {
+	t.Parallel()
+	mk := func(id int64, lanes ...statement.Lane) pack.Ranked {
+		c := statement.Candidate{ID: id, ExternalID: string(rune('a' + id - 1))}
+		for _, l := range lanes {
+			c.Lanes[l] = statement.LaneHit{Rank: 1, Score: 1}
+		}
+		return pack.Ranked{Candidate: c}
+	}
+	ctx, bm, vec, men := statement.Context, statement.BM25, statement.Vector, statement.Mention
+	head := []pack.Ranked{
+		mk(1, bm, vec, men), // a: three lanes
+		mk(2, ctx),          // b: context only, above e: moves after e
+		mk(3, ctx, bm),      // c: two lanes: stays
+		mk(4, ctx),          // d: context only, above e: moves after b
+		mk(5, ctx, bm, vec), // e: three lanes, the last
+		mk(6, ctx),          // f: context only, below e: stays
+		mk(7, bm),           // g
+	}
+	var got []string
+	for _, c := range pack.CorroboratedFirst(head, 3) {
+		got = append(got, c.ExternalID)
+	}
+	if want := []string{"a", "c", "e", "b", "d", "f", "g"}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+	turn := mk(2, ctx, bm, vec)
+	turn.Position = 4
+	plain := []pack.Ranked{mk(1, ctx), mk(2, bm, vec), turn}
+	if out := pack.CorroboratedFirst(plain, 3); &out[0] != &plain[0] {
+		t.Fatalf("nothing three lanes found: the head was copied or changed")
+	}
+}

@@ -84,9 +84,11 @@ func TestBenchStudyOnToy(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	// The study: maximal, each lane alone, maximal minus each lane; each arm against maximal.
-	arms := 1 + 2*statement.NumLanes
-	if rep.Dataset != "beir-toy" || rep.Queries != 6 || len(rep.Plans) != arms || len(rep.Significance) != arms-1 {
+	// The study: maximal, each lane alone, maximal minus each lane, then the exact vector
+	// search baseline; each arm against maximal.
+	arms := 1 + 2*statement.NumLanes + 1
+	if rep.Dataset != "beir-toy" || rep.Queries != 6 || len(rep.Plans) != arms || len(rep.Significance) != arms-1 ||
+		rep.Plans[arms-1].Plan != "exact-vector" {
 		t.Fatalf("report: %s", b)
 	}
 	for _, p := range rep.Plans {

@@ -78,19 +78,8 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch *treeFeatures {
-	case "":
-	case "place":
-		fo.Trees.Only = ranker.PlaceFeatures
-	default:
-		return fmt.Errorf("%w: --tree-features %q: want \"place\" or \"\"", cli.ErrUsage, *treeFeatures)
-	}
-	switch *prior {
-	case "":
-	case "fused":
-		fo.Prior = fusedPrior(train[0].Trace.Settings)
-	default:
-		return fmt.Errorf("%w: --prior %q: want \"fused\" or \"\"", cli.ErrUsage, *prior)
+	if err := fitChoices(&fo, *treeFeatures, *prior, train[0].Trace.Settings); err != nil {
+		return err
 	}
 	if *curve != "" {
 		if n := len(curveValues(train, *curve)); n < 3 {
@@ -232,6 +221,26 @@ func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]or
 		}
 	}
 	return out, nil
+}
+
+// fitChoices applies --tree-features and --prior to fo; the prior is the fused order of s,
+// the traces' settings.
+func fitChoices(fo *ranker.FitOptions, treeFeatures, prior string, s statement.Settings) error {
+	switch treeFeatures {
+	case "":
+	case "place":
+		fo.Trees.Only = ranker.PlaceFeatures
+	default:
+		return fmt.Errorf("%w: --tree-features %q: want \"place\" or \"\"", cli.ErrUsage, treeFeatures)
+	}
+	switch prior {
+	case "":
+	case "fused":
+		fo.Prior = fusedPrior(s)
+	default:
+		return fmt.Errorf("%w: --prior %q: want \"fused\" or \"\"", cli.ErrUsage, prior)
+	}
+	return nil
 }
 
 // fusedPrior are the fused order's weights as the learned order's features: each lane's

@@ -95,7 +95,8 @@ func (d datasetFlags) search(e *recall.Engine, owner *pgxpool.Pool) eval.SearchF
 // carried lists the pack's memories in order, each summary as the covered memories it
 // carries whole: those all of whose sentences are in the summary's text. An extractive
 // summary holds some of its group's sentences; a memory it holds only in part, or not at
-// all, is not evidence the pack gives.
+// all, is not evidence the pack gives. A memory an item names as saying its words again
+// (AlsoSaid) follows that item: its words are in the pack.
 func carried(ctx context.Context, owner *pgxpool.Pool, p *recall.Pack) ([]string, error) {
 	var covered []int64
 	for _, it := range p.Items {
@@ -104,7 +105,14 @@ func carried(ctx context.Context, owner *pgxpool.Pool, p *recall.Pack) ([]string
 		}
 	}
 	if len(covered) == 0 {
-		return p.IDs(), nil
+		var out []string
+		for _, it := range p.Items {
+			out = append(out, it.ExternalID)
+			for _, r := range it.AlsoSaid {
+				out = append(out, r.ExternalID)
+			}
+		}
+		return out, nil
 	}
 	type memory struct{ ext, text string }
 	texts := map[int64]memory{}
@@ -121,6 +129,9 @@ func carried(ctx context.Context, owner *pgxpool.Pool, p *recall.Pack) ([]string
 	for _, it := range p.Items {
 		if it.Kind != "summary" {
 			out = append(out, it.ExternalID)
+			for _, r := range it.AlsoSaid {
+				out = append(out, r.ExternalID)
+			}
 			continue
 		}
 		has := map[string]bool{}

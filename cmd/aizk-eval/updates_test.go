@@ -128,7 +128,10 @@ func TestBenchLongMemEval(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Queries != 2 || len(rep.Plans) != 1 || rep.Plans[0].Metrics["recall@10"] != 1 {
+	// Two judged questions (the abstention is not), maximal and the exact vector baseline;
+	// the session held twice restates its turn, which counts as packed with the one it
+	// repeats; LongMemEval's own measures beside ours.
+	if rep.Queries != 2 || len(rep.Plans) != 2 || rep.Plans[0].Metrics["recall@10"] != 1 || rep.Plans[0].Metrics["session_recall_all@5"] != 1 {
 		t.Fatalf("report: %s", b)
 	}
 }
