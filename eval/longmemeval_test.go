@@ -28,7 +28,7 @@ func TestLoadLongMemEval(t *testing.T) {
 		t.Fatalf("third document %+v, want %+v", d.Corpus[2], want)
 	}
 	wantQrels := map[string]Qrels{
-		"q-degree": {"q-degree:s-career:1": 1}, // the marked turn, not its whole session
+		"q-degree": {"q-degree:s-career:1": 1},                                                               // the marked turn, not its whole session
 		"q-dog":    {"q-dog:s-puppy:1": 1, "q-dog:s-puppy:2": 1, "q-dog:s-trip:1": 1, "q-dog:s-trip~2:1": 1}, // a session held twice: both judged
 	}
 	if !reflect.DeepEqual(d.Qrels, wantQrels) {

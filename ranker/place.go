@@ -75,4 +75,3 @@ func (ex *extractor) lexical(j int) float64 {
 	}
 	return v
 }
-

@@ -46,12 +46,12 @@ type Settings struct {
 	BM25Postings    int     `set:"bm25_postings" default:"300" range:"[0,]" null:"0"` // postings read per query term and scope set (0: all)
 	BM25Whole       int     `set:"bm25_whole" default:"10000" range:"[0,]"`           // a term in at most this many visible memories is read whole, not probed per candidate
 
-	ContextK       int     `set:"context_k" default:"100" range:"[1,]"`         // context lane depth
-	ContextWeight  float64 `set:"context_weight" default:"0.3" range:"[0,1]"`   // weight of a neighbour's words in a memory's context
-	ContextHandoff float64 `set:"context_handoff" default:"0.8" range:"[0,2]"`  // share of a question's score the answer after it scores at least
-	ContextHits    int     `set:"context_hits" default:"3" range:"[0,]"`        // best candidates with a place whose needed neighbours come along
-	ContextShort   int     `set:"context_short" default:"12" range:"[0,]"`      // a reply of at most this many words brings the turn before it
-	ContextAnswer  int     `set:"context_answer" default:"80" range:"[0,]"` // an answer of at most this many words comes along with its question
+	ContextK       int     `set:"context_k" default:"100" range:"[1,]"`        // context lane depth
+	ContextWeight  float64 `set:"context_weight" default:"0.3" range:"[0,1]"`  // weight of a neighbour's words in a memory's context
+	ContextHandoff float64 `set:"context_handoff" default:"0.8" range:"[0,2]"` // share of a question's score the answer after it scores at least
+	ContextHits    int     `set:"context_hits" default:"3" range:"[0,]"`       // best candidates with a place whose needed neighbours come along
+	ContextShort   int     `set:"context_short" default:"12" range:"[0,]"`     // a reply of at most this many words brings the turn before it
+	ContextAnswer  int     `set:"context_answer" default:"80" range:"[0,]"`    // an answer of at most this many words comes along with its question
 
 	MentionK         int     `set:"mention_k" default:"50" range:"[1,]"`                   // mention lane depth
 	MentionEntitiesK int     `set:"mention_entities_k" default:"16" range:"[1,]"`          // entities matched by the fuzzy branch

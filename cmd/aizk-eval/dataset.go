@@ -29,7 +29,7 @@ type datasetFlags struct {
 	sessionField string
 	// exactBaseline adds the exact vector search arm (bench --baselines).
 	exactBaseline bool
-	queryTime    string
+	queryTime     string
 	// supersedesField and validFromField map a document's supersessions and validity start;
 	// asOfField a query's as_of (issue 35's knowledge-update data, aizk-eval updates).
 	supersedesField, validFromField, asOfField string
