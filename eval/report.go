@@ -44,7 +44,12 @@ func (r *Report) Markdown(w io.Writer, command, svgName string) error {
 			cells = append(cells, fmt.Sprintf("%.4f", p.Metrics[m.Name]))
 		}
 		for _, bud := range r.PackBudgets {
-			cells = append(cells, fmt.Sprintf("%.4f", p.Pack[strconv.Itoa(bud)]))
+			v, ok := p.Pack[strconv.Itoa(bud)]
+			if !ok { // a baseline: no pack
+				cells = append(cells, "-")
+				continue
+			}
+			cells = append(cells, fmt.Sprintf("%.4f", v))
 		}
 		d, pv := "", ""
 		if s, ok := sig[p.Plan]; ok {

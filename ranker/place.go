@@ -8,13 +8,14 @@ import (
 )
 
 // neighbours writes the neighbour features: the strongest neighbour's lexical rank, whether
-// the place before asks a question, the strongest lexical rank of the places two away
-// said by the same speaker (among the head's candidates), and how much of what it holds of
-// the question another speaker said just before it (it echoes) or says again just after it
-// (it was echoed). The echo is for a reply that repeats the words of the turn it answers,
-// as an assistant repeats the user's: the turn that said it first holds the fact. The last is for the answer a
-// speaker gives after the other's reply: "The sky was full of stars" (found), "Wow!", then
-// "I felt tiny and in awe" (what was asked for, sharing no word with the question).
+// the place before asks a question, the strongest lexical rank of the places two away said by
+// the same speaker (among the head's candidates), how much of what it holds of the question
+// another speaker said just before it (it echoes) or says again just after it (it was
+// echoed), and its length against theirs. The places two away are for the answer a speaker
+// gives after the other's reply: "The sky was full of stars" (found), "Wow!", then "I felt
+// tiny and in awe" (what was asked for, sharing no word with the question). The echo is for a
+// reply that repeats the words of the turn it answers, as an assistant repeats the user's at
+// length: there the turn that said it first holds the fact.
 func (ex *extractor) neighbours(x []float64, i int) {
 	c := ex.head[i]
 	if c.Source == nil || c.Position == 0 {
