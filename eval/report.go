@@ -82,16 +82,21 @@ func (r *Report) sessionTable(b *strings.Builder) {
 	}
 	b.WriteString("\nLongMemEval's measures (its definitions: recall_any, recall_all, ndcg_any over turns, and over\n" +
 		"sessions read from the turn ranking until it names k sessions):\n\n")
+	r.metricTable(b, SessionMetrics, func(p PlanResult) map[string]float64 { return p.Metrics })
+}
+
+// metricTable writes a table of every arm's value of each of ms, read by of.
+func (r *Report) metricTable(b *strings.Builder, ms []Metric, of func(PlanResult) map[string]float64) {
 	cols := []string{"plan"}
-	for _, m := range SessionMetrics {
+	for _, m := range ms {
 		cols = append(cols, m.Name)
 	}
 	row(b, cols)
 	row(b, dashes(len(cols)))
 	for _, p := range r.Plans {
 		cells := []string{p.Plan}
-		for _, m := range SessionMetrics {
-			cells = append(cells, fmt.Sprintf("%.4f", p.Metrics[m.Name]))
+		for _, m := range ms {
+			cells = append(cells, fmt.Sprintf("%.4f", of(p)[m.Name]))
 		}
 		row(b, cells)
 	}
@@ -118,19 +123,7 @@ func (r *Report) groupTables(b *strings.Builder) {
 	ms := reported(r.Plans)
 	for _, g := range r.GroupNames() {
 		fmt.Fprintf(b, "\n### %s = %s (%d queries)\n\n", r.GroupField, g, r.Groups[g])
-		cols := []string{"plan"}
-		for _, m := range ms {
-			cols = append(cols, m.Name)
-		}
-		row(b, cols)
-		row(b, dashes(len(cols)))
-		for _, p := range r.Plans {
-			cells := []string{p.Plan}
-			for _, m := range ms {
-				cells = append(cells, fmt.Sprintf("%.4f", p.Groups[g][m.Name]))
-			}
-			row(b, cells)
-		}
+		r.metricTable(b, ms, func(p PlanResult) map[string]float64 { return p.Groups[g] })
 	}
 }
 
