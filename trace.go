@@ -188,7 +188,7 @@ func (t *Trace) Why(c *TraceCandidate) string {
 			fmt.Fprintf(&b, "  %-8s  not found\n", l)
 			continue
 		}
-		share := t.Settings.Weights[l] / (t.Settings.RRFK + float64(h.Rank))
+		share := t.Settings.RRF(l, h.Rank)
 		fmt.Fprintf(&b, "  %-8s  rank %3d  score %10.4f  adds %.6f\n", l, h.Rank, h.Score, share)
 	}
 	if c.Direct {

@@ -137,7 +137,7 @@ func traceResponse(t *recall.Trace) TraceResponse {
 			Text: c.Text, RRF: c.RRF, Score: c.Score, OrderScore: c.OrderScore, Lanes: map[string]TraceLane{}}
 		for _, l := range statement.Lanes() {
 			if h := c.Lanes[l]; h.Rank > 0 && t.Shape.Plan.Has(l) {
-				tc.Lanes[l.String()] = TraceLane{Rank: h.Rank, Score: h.Score, Adds: t.Settings.Weights[l] / (t.Settings.RRFK + float64(h.Rank))}
+				tc.Lanes[l.String()] = TraceLane{Rank: h.Rank, Score: h.Score, Adds: t.Settings.RRF(l, h.Rank)}
 			}
 		}
 		out.Candidates = append(out.Candidates, tc)

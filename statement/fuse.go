@@ -18,9 +18,7 @@ func Fuse(cands []Candidate, s Settings, now time.Time) []Candidate {
 	for i, c := range cands {
 		var rrf float64
 		for l := range Lane(NumLanes) {
-			if r := c.Lanes[l].Rank; r > 0 {
-				rrf += s.Weights[l] / (s.RRFK + float64(r))
-			}
+			rrf += s.RRF(l, c.Lanes[l].Rank)
 		}
 		c.RRF, c.Score = rrf, rrf
 		if c.LastAccessed != nil {

@@ -74,3 +74,24 @@ func TestFiltersValidate(t *testing.T) {
 		t.Errorf("a plain metadata filter: %v", err)
 	}
 }
+
+// TestSettingsRRF: a lane's fusion term is its weight over rrf_k plus the rank, 0 for a lane
+// that did not find the candidate; Fuse sums exactly these.
+func TestSettingsRRF(t *testing.T) {
+	t.Parallel()
+	s := statement.DefaultSettings()
+	s.RRFK = 2
+	w := 0.7
+	s.Weights[statement.BM25] = w
+	if got := s.RRF(statement.BM25, 3); got != w/5 {
+		t.Fatalf("bm25 at rank 3: %v, want 0.7 / 5", got)
+	}
+	if got := s.RRF(statement.Vector, 0); got != 0 {
+		t.Fatalf("not found: %v, want 0", got)
+	}
+	var c statement.Candidate
+	c.Lanes[statement.BM25], c.Lanes[statement.Context] = statement.LaneHit{Rank: 3}, statement.LaneHit{Rank: 1}
+	if got := statement.Fuse([]statement.Candidate{c}, s, time.Time{})[0].RRF; got != s.RRF(statement.BM25, 3)+s.RRF(statement.Context, 1) {
+		t.Fatalf("Fuse's RRF %v, want the sum of the lanes' terms", got)
+	}
+}

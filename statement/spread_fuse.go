@@ -140,7 +140,7 @@ func fuseSpread(m merged, plan Plan, s Settings) []fusedHit {
 		f := byID[id]
 		for _, l := range plan.Lanes() {
 			if f.in[l] {
-				f.rrf += s.Weights[l] / (s.RRFK + float64(f.lanes[l].Rank))
+				f.rrf += s.RRF(l, f.lanes[l].Rank)
 			}
 		}
 		f.fuse = f.rrf
