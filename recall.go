@@ -54,6 +54,10 @@ type Options struct {
 	ReadYourWrites bool
 }
 
+// DefaultBudget is the token budget a face uses when its caller names none: the recall
+// command's --budget, aizk-eval trace's, and MCP's recall tool.
+const DefaultBudget = 1000
+
 // Recall answers query for user with the evidence that fits budget tokens: the recall
 // statement as the user, merit order (cross-encoder over the head, direct sources first),
 // the budget walk, then access recording in a second transaction. opts may be nil.

@@ -243,7 +243,7 @@ func (s *Server) recallUser(ctx context.Context, req *mcp.CallToolRequest, in Re
 	rr := &RecallRequest{Query: in.Query, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude,
 		GraphContext: in.Graph, ReadYourWrites: true, AsOf: in.AsOf, MarkStale: in.MarkStale}
 	if rr.Budget == 0 {
-		rr.Budget = 1000
+		rr.Budget = recall.DefaultBudget
 	}
 	u, p := userFor(k, rr.Scopes, "")
 	if p != nil {

@@ -31,7 +31,7 @@ func (m *Main) trace(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
-	budget := fs.Int("budget", 1000, "token budget")
+	budget := fs.Int("budget", recall.DefaultBudget, "token budget")
 	label := fs.String("label", "", "the asking speaker's name")
 	asJSON := fs.Bool("json", false, "print the trace as JSON")
 	top := fs.Int("top", 10, "rows of each lane and of the fused order to show")

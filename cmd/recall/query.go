@@ -40,7 +40,7 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	fs := m.Flags("query")
 	var scopes scopesFlag
 	fs.Var(&scopes, "scope", "scope to read (repeat or comma-separate; default: default)")
-	budget := fs.Int("budget", 1000, "token budget")
+	budget := fs.Int("budget", recall.DefaultBudget, "token budget")
 	label := fs.String("label", "", "the asking speaker's name")
 	asJSON := fs.Bool("json", false, "print the Pack as JSON")
 	noAccess := fs.Bool("no-access", false, "do not record access")
