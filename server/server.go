@@ -12,6 +12,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -86,44 +87,53 @@ type Server struct {
 	stdio   atomic.Pointer[string] // the key of recall mcp (stdio), looked up per call
 }
 
+// The defaults of Config's fields left zero (or negative).
+const (
+	MaxConcurrentDefault = 16
+	RecallTimeoutDefault = 10 * time.Second
+	WriteTimeoutDefault  = 60 * time.Second
+	MaxBodyDefault       = 8 << 20
+	MaxSmallBodyDefault  = 64 << 10
+	KeyRateDefault       = 50
+	KeyBurstDefault      = 100
+	LookupTimeoutDefault = 2 * time.Second
+	VersionDefault       = "dev"
+)
+
+// WithDefaults returns cfg with each field left zero (or negative) set to its default: the
+// ...Default constants, MaxConcurrentWrites a quarter of MaxConcurrent (at least 1), the
+// logger JSON on stderr.
+func (cfg Config) WithDefaults() Config {
+	cfg.MaxConcurrent = positive(cfg.MaxConcurrent, MaxConcurrentDefault)
+	cfg.MaxConcurrentWrites = positive(cfg.MaxConcurrentWrites, max(1, cfg.MaxConcurrent/4))
+	cfg.RecallTimeout = positive(cfg.RecallTimeout, RecallTimeoutDefault)
+	cfg.WriteTimeout = positive(cfg.WriteTimeout, WriteTimeoutDefault)
+	cfg.MaxBody = positive(cfg.MaxBody, MaxBodyDefault)
+	cfg.MaxSmallBody = positive(cfg.MaxSmallBody, MaxSmallBodyDefault)
+	cfg.KeyRate = positive(cfg.KeyRate, KeyRateDefault)
+	cfg.KeyBurst = positive(cfg.KeyBurst, KeyBurstDefault)
+	cfg.LookupTimeout = positive(cfg.LookupTimeout, LookupTimeoutDefault)
+	cfg.Version = cmp.Or(cfg.Version, VersionDefault)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	return cfg
+}
+
+// positive is v when it is above zero, else d.
+func positive[T int | int64 | float64 | time.Duration](v, d T) T {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
 // New checks cfg and returns a Server.
 func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil || cfg.Keys == nil {
 		return nil, errors.New("server: Config.Engine and Config.Keys are required")
 	}
-	if cfg.MaxConcurrent <= 0 {
-		cfg.MaxConcurrent = 16
-	}
-	if cfg.RecallTimeout <= 0 {
-		cfg.RecallTimeout = 10 * time.Second
-	}
-	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = 60 * time.Second
-	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = 8 << 20
-	}
-	if cfg.MaxSmallBody <= 0 {
-		cfg.MaxSmallBody = 64 << 10
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	}
-	if cfg.Version == "" {
-		cfg.Version = "dev"
-	}
-	if cfg.MaxConcurrentWrites <= 0 {
-		cfg.MaxConcurrentWrites = max(1, cfg.MaxConcurrent/4)
-	}
-	if cfg.KeyRate <= 0 {
-		cfg.KeyRate = 50
-	}
-	if cfg.KeyBurst <= 0 {
-		cfg.KeyBurst = 100
-	}
-	if cfg.LookupTimeout <= 0 {
-		cfg.LookupTimeout = 2 * time.Second
-	}
+	cfg = cfg.WithDefaults()
 	s := &Server{cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent), writes: make(chan struct{}, cfg.MaxConcurrentWrites),
 		keyRate: keyLimiters{rate: rate.Limit(cfg.KeyRate), burst: cfg.KeyBurst}, metrics: newMetrics(cfg.Pool)}
 	s.mcp = s.newMCP()

@@ -40,15 +40,15 @@ var envFlags = map[string]string{
 
 func addServerFlags(fs *flag.FlagSet) *serverFlags {
 	f := &serverFlags{}
-	fs.IntVar(&f.maxConcurrent, "max-concurrent", 16, "recalls and traces at once; more get 429 (RECALL_MAX_CONCURRENT)")
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", server.MaxConcurrentDefault, "recalls and traces at once; more get 429 (RECALL_MAX_CONCURRENT)")
 	fs.IntVar(&f.maxConns, "max-conns", 0, "database connections (RECALL_MAX_CONNS; 0: max(4, CPUs))")
 	fs.IntVar(&f.maxWrites, "max-concurrent-writes", 0, "writes, deletes and summaries at once; more get 429 (RECALL_MAX_CONCURRENT_WRITES; 0: a quarter of --max-concurrent)")
-	fs.Float64Var(&f.keyRate, "key-rate", 50, "requests a second one key may make on average; more get 429 (RECALL_KEY_RATE)")
-	fs.IntVar(&f.keyBurst, "key-burst", 100, "requests one key may make at once (RECALL_KEY_BURST)")
+	fs.Float64Var(&f.keyRate, "key-rate", server.KeyRateDefault, "requests a second one key may make on average; more get 429 (RECALL_KEY_RATE)")
+	fs.IntVar(&f.keyBurst, "key-burst", server.KeyBurstDefault, "requests one key may make at once (RECALL_KEY_BURST)")
 	fs.StringVar(&f.metricsTokenEnv, "metrics-token-env", "RECALL_METRICS_TOKEN", "the environment variable holding the bearer token /metrics requires (unset or empty: /metrics is open)")
-	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest write body in bytes (RECALL_MAX_BODY)")
-	fs.DurationVar(&f.recallTimeout, "recall-timeout", 10*time.Second, "bound on one recall or trace (RECALL_RECALL_TIMEOUT)")
-	fs.DurationVar(&f.writeTimeout, "write-timeout", 60*time.Second, "bound on one write or delete (RECALL_WRITE_TIMEOUT)")
+	fs.Int64Var(&f.maxBody, "max-body", server.MaxBodyDefault, "largest write body in bytes (RECALL_MAX_BODY)")
+	fs.DurationVar(&f.recallTimeout, "recall-timeout", server.RecallTimeoutDefault, "bound on one recall or trace (RECALL_RECALL_TIMEOUT)")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", server.WriteTimeoutDefault, "bound on one write or delete (RECALL_WRITE_TIMEOUT)")
 	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM, how long in-flight requests may take to finish")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (RECALL_LOG_LEVEL)")
 	fs.StringVar(&f.replicaURL, "replica-url", "", "a streaming replica's URL as recall_runtime: recalls run there, writes and access on the primary (RECALL_REPLICA_URL)")
