@@ -274,17 +274,6 @@ func (s Settings) Validate() error {
 	return nil
 }
 
-// RRF is what lane l's rank adds to a candidate's fused score: Weights[l] / (RRFK + rank),
-// 0 when the lane did not find it (rank 0). The statement's fusion (sql/lanes/fusion.sql)
-// computes the same term; every Go reader of it (Fuse, the Citus merge, the trace, the
-// wire) calls this.
-func (s Settings) RRF(l Lane, rank int) float64 {
-	if rank <= 0 {
-		return 0
-	}
-	return s.Weights[l] / (s.RRFK + float64(rank))
-}
-
 // Depth is how many rows lane l returns at most.
 func (s Settings) Depth(l Lane) int {
 	for _, tu := range tunables() {
