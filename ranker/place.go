@@ -35,27 +35,13 @@ func (ex *extractor) neighbours(x []float64, i int) {
 				if d == 1 {
 					echo, longer = "echoed_next", "longer_next"
 				}
-				x[index[echo]] = shared(ex.terms[i], ex.terms[j])
+				x[index[echo]] = cover(ex.terms[i], ex.terms[j]) // the share of its question words j holds too
 				x[index[longer]] = math.Log(1+float64(ex.fields[i])) - math.Log(1+float64(ex.fields[j]))
 			}
 		case ex.head[j].Speaker == c.Speaker:
 			x[index["same_best"]] = max(x[index["same_best"]], ex.lexical(j))
 		}
 	}
-}
-
-// shared is the share of a's terms that b holds too (0 when a holds none).
-func shared(a, b map[string]bool) float64 {
-	if len(a) == 0 {
-		return 0
-	}
-	n := 0
-	for t := range a {
-		if b[t] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(a))
 }
 
 // time writes where the candidate's time falls among the head's times.
