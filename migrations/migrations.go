@@ -92,6 +92,10 @@ func Up(ctx context.Context, db *sql.DB) (Result, error) {
 	if err != nil {
 		return Result{Migrations: res, Functions: fns}, err
 	}
+	// Memories written before passages (00015) are split by the function files just applied.
+	if _, err := db.ExecContext(ctx, sqltext.PassagesSplit); err != nil {
+		return Result{Migrations: res, Functions: fns}, fmt.Errorf("migrations: splitting the memories written before passages: %w", err)
+	}
 	// What a migration noted for a rebuild of its lexical data (00014) is rebuilt by the
 	// function files just applied: on one server nothing else reads those notes.
 	if _, err := db.ExecContext(ctx, sqltext.BM25Flush); err != nil {

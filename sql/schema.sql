@@ -39,6 +39,12 @@
 --   body: sql/write/lexemes.sql
 -- FUNCTION recall.memories_relations_follow() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/relation_validity.sql
+-- FUNCTION recall.passage_bounds(text) RETURNS int4range[] LANGUAGE plpgsql IMMUTABLE SET search_path=pg_catalog, pg_temp
+--   body: sql/write/lexemes.sql
+-- FUNCTION recall.passage_max() RETURNS integer LANGUAGE sql IMMUTABLE
+--   body: sql/write/lexemes.sql
+-- FUNCTION recall.passage_words() RETURNS integer LANGUAGE sql IMMUTABLE
+--   body: sql/write/lexemes.sql
 -- FUNCTION recall.passes(text,text[],jsonb,timestamp with time zone,recall.filter) RETURNS boolean LANGUAGE sql IMMUTABLE
 --   body: sql/lanes/filter.sql
 -- FUNCTION recall.probe_entities(text[],boolean,double precision) RETURNS TABLE(id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 16 SET enable_seqscan=off SET plan_cache_mode=force_generic_plan SET search_path=pg_catalog, public, pg_temp
@@ -159,6 +165,8 @@ CREATE TABLE recall.bm25_postings (
   positioned boolean DEFAULT false NOT NULL,
   impact real NOT NULL,
   scope_key text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED,
+  ptf integer[],
+  pdoc_len integer[],
   CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term, scopes) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned),
   CONSTRAINT bm25_postings_check CHECK (((tf > 0) OR (ntf > 0))),
   CONSTRAINT bm25_postings_doc_len_check CHECK ((doc_len >= 0)),
@@ -256,6 +264,7 @@ CREATE TABLE recall.memories (
   superseded_by bigint,
   superseded_at timestamp with time zone,
   duplicate_of bigint,
+  passages int4range[],
   CONSTRAINT memories_pkey PRIMARY KEY (id),
   CONSTRAINT memories_id_scopes_key UNIQUE (id, scopes),
   CONSTRAINT memories_scopes_external_id_key UNIQUE (scopes, external_id),
@@ -392,6 +401,7 @@ COMMENT ON TABLE recall.title_trigrams IS 'Each source title''s trigrams under e
 -- Indexes (besides those of primary keys and unique constraints)
 CREATE INDEX bm25_corpus_scopes_idx ON recall.bm25_corpus USING gin (scopes);
 CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned);
+CREATE INDEX bm25_postings_passages_idx ON recall.bm25_postings USING btree (memory_id, term) INCLUDE (scopes, ptf, pdoc_len) WHERE (ptf IS NOT NULL);
 CREATE INDEX bm25_postings_term_idx ON recall.bm25_postings USING btree (term);
 CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE (scopes, df, cdf);
 CREATE INDEX entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys)) WITH (fastupdate=off);
@@ -415,6 +425,7 @@ CREATE INDEX memories_source_position_idx ON recall.memories USING btree (source
 CREATE INDEX memories_superseded_idx ON recall.memories USING btree (superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
 CREATE INDEX memories_text_key_idx ON recall.memories USING btree (scopes, md5(recall.text_key(text))) WHERE ("position" IS NULL);
+CREATE INDEX memories_unsplit_idx ON recall.memories USING btree (id) WHERE (passages IS NULL);
 CREATE INDEX memories_words_key_idx ON recall.memories USING btree (scopes, md5(recall.words_key(text))) WHERE ("position" IS NULL);
 CREATE INDEX mentions_entity_memory_idx ON recall.mentions USING btree (entity_id, memory_id) INCLUDE (scopes, speaker);
 CREATE INDEX relations_dst_idx ON recall.relations USING btree (dst_id) INCLUDE (src_id, weight, scopes, valid_from, valid_until);

@@ -238,6 +238,11 @@ var CitusDistribute string
 //go:embed citus/trigger_plans.sql
 var CitusTriggerPlans string
 
+// PassagesSplit splits the memories written before passages existed (migrations.Up).
+//
+//go:embed admin/passages_split.sql
+var PassagesSplit string
+
 // BM25Flush rebuilds a transaction's changed memories' lexical data on Citus (scope.Flush).
 //
 //go:embed engine/bm25_flush.sql

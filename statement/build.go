@@ -173,9 +173,9 @@ func graphContext(plan Plan, entities bool) string {
 
 // fusionLane is a lane as sql/lanes/fusion.sql's template reads it.
 type fusionLane struct {
-	Name       string
-	Index      int
-	In, Direct bool
+	Name                string
+	Index               int
+	In, Direct, Passage bool
 }
 
 // fusionTmpl is sql/lanes/fusion.sql without its comments, parsed once.
@@ -188,7 +188,7 @@ var fusionTmpl = sync.OnceValue(func() *template.Template {
 func fusion(plan Plan) string {
 	var data struct{ Plan, All []fusionLane }
 	for _, l := range Lanes() {
-		fl := fusionLane{Name: l.String(), Index: int(l), In: plan.Has(l), Direct: lanes[l].direct}
+		fl := fusionLane{Name: l.String(), Index: int(l), In: plan.Has(l), Direct: lanes[l].direct, Passage: lanes[l].passage}
 		data.All = append(data.All, fl)
 		if fl.In {
 			data.Plan = append(data.Plan, fl)

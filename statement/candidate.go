@@ -55,6 +55,16 @@ type Candidate struct {
 	// ReplacedBy, for a memory Stale says is superseded, is the external id of the memory
 	// that superseded it.
 	ReplacedBy string
+	// Passage, for a long memory the bm25 lane scored by one of its passages (more than
+	// recall.passage_words() words: sql/write/lexemes.sql), is that passage's place in Text;
+	// nil otherwise. The pack may give it instead of the whole memory.
+	Passage *Span
+}
+
+// Span is a part of a memory's text: characters (Unicode code points) [Start, End) of it.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
 }
 
 // Source is a candidate's source document.
@@ -137,6 +147,8 @@ type row struct {
 	SupersededAt  *time.Time     `db:"superseded_at"`
 	ExpiresAt     *time.Time     `db:"expires_at"`
 	SupersededBy  *string        `db:"superseded_by"`
+	PassageStart  *int32         `db:"passage_start"`
+	PassageEnd    *int32         `db:"passage_end"`
 }
 
 // staleWhy words why a row does not hold (the statement's recall.holds decided it does not),
@@ -173,6 +185,9 @@ func scanCandidate(r pgx.CollectableRow, now, asOf time.Time) (Candidate, error)
 	}
 	if x.Position != nil {
 		c.Position = int(*x.Position)
+	}
+	if x.PassageStart != nil && x.PassageEnd != nil {
+		c.Passage = &Span{Start: int(*x.PassageStart), End: int(*x.PassageEnd)}
 	}
 	if !x.Holds {
 		c.Stale = x.staleWhy(now, asOf)

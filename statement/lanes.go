@@ -43,6 +43,10 @@ type laneDef struct {
 	inputs []input
 	// direct: the lane's rows carry a direct column (the query names their source).
 	direct bool
+	// passage: the lane's rows carry a passage column, the passage of a long memory that
+	// scored (memories.passages, from 1), which the output gives as the matched passage.
+	// At most one lane has it.
+	passage bool
 	// parts are the fragments that define the lane, in order, when it is not one file of its
 	// name (the graph lane is four, which a cross-worker recall runs apart: spread.go).
 	parts []string
@@ -62,7 +66,7 @@ func (l Lane) fragments() []string {
 // and LoCoMo's three development conversations, built-in embedder: eval/results/README.md.
 var lanes = [NumLanes]laneDef{
 	Vector:  {name: "vector", weight: 0.05, depth: "vector_k", inputs: []input{inVector}},
-	BM25:    {name: "bm25", weight: 0.7, depth: "bm25_k", inputs: []input{inLexical}},
+	BM25:    {name: "bm25", weight: 0.7, depth: "bm25_k", inputs: []input{inLexical}, passage: true},
 	Mention: {name: "mention", weight: 0.1, depth: "mention_k", inputs: []input{inEntities}},
 	Graph: {name: "graph", weight: 0.05, depth: "graph_k", inputs: []input{inVector, inLexical, inEntities},
 		parts: []string{"graph_seed", "graph_walk", "graph_rank", "graph_score"}},
@@ -72,10 +76,17 @@ var lanes = [NumLanes]laneDef{
 }
 
 func init() {
+	passages := 0
 	for l, d := range lanes {
 		if d.name == "" || d.depth == "" {
 			panic(fmt.Sprintf("statement: lane %d has no registry entry", l))
 		}
+		if d.passage {
+			passages++
+		}
+	}
+	if passages > 1 {
+		panic("statement: more than one lane gives the matched passage")
 	}
 }
 

@@ -113,6 +113,7 @@ type fusedHit struct {
 	lanes     [NumLanes]LaneHit
 	in        [NumLanes]bool
 	direct    bool
+	passage   *int32 // the passage that scored (fused_rrf's passage)
 	rrf, fuse float64
 	access    laneRow // its access row (At: last accessed)
 }
@@ -133,6 +134,9 @@ func fuseSpread(m merged, plan Plan, s Settings) []fusedHit {
 			}
 			f.lanes[l], f.in[l] = LaneHit{Rank: int(h.rank), Score: h.score}, true
 			f.direct = f.direct || h.direct
+			if h.passage != nil {
+				f.passage = h.passage
+			}
 		}
 	}
 	out := make([]fusedHit, 0, len(order))

@@ -89,10 +89,11 @@ type laneRow struct {
 
 // spreadHit is a memory in one lane's merged list.
 type spreadHit struct {
-	id     int64
-	rank   int64
-	score  float64
-	direct bool
+	id      int64
+	rank    int64
+	score   float64
+	direct  bool
+	passage *int32 // bm25's: the passage that scored (the lanes round's ref)
 }
 
 // merged is the lanes round merged: each lane's list, the access terms, and what the graph
@@ -123,7 +124,11 @@ func mergeLanes(rows []laneRow, plan Plan, s Settings) merged {
 	slices.SortFunc(m.bm25, byScore)
 	if plan.Has(BM25) {
 		for i, r := range m.bm25[:min(len(m.bm25), s.BM25K)] {
-			m.lanes[BM25] = append(m.lanes[BM25], spreadHit{id: r.ID, rank: int64(i + 1), score: *r.Score})
+			h := spreadHit{id: r.ID, rank: int64(i + 1), score: *r.Score}
+			if r.Ref != nil {
+				h.passage = ptrTo(int32(*r.Ref))
+			}
+			m.lanes[BM25] = append(m.lanes[BM25], h)
 		}
 	}
 	// vector_hits is the vector_k nearest; the lane, those within vector_max_distance.

@@ -274,12 +274,12 @@ func (sp *spread) graph(ctx context.Context, coordinator Beginner, g gathered, m
 // output reads the rows of the fused k and their neighbours on their workers: the first
 // context_hits of them that may bring neighbours over every worker bring theirs.
 func (sp *spread) output(ctx context.Context, top []fusedHit, bound pgx.NamedArgs, q Query, s Settings) ([]Candidate, error) {
-	ids, fused := make([]int64, len(top)), make([]float64, len(top))
+	ids, fused, passages := make([]int64, len(top)), make([]float64, len(top)), make([]*int32, len(top))
 	for i, f := range top {
-		ids[i], fused[i] = f.id, f.fuse
+		ids[i], fused[i], passages[i] = f.id, f.fuse, f.passage
 	}
 	bound = sp.with(bound)
-	bound["b_top"], bound["b_top_fused"], bound["context_hits"] = ids, fused, len(top)
+	bound["b_top"], bound["b_top_fused"], bound["b_top_passage"], bound["context_hits"] = ids, fused, passages, len(top)
 	eligible, err := query(ctx, sp, sp.form.hits, bound, pgx.RowTo[int64])
 	if err != nil {
 		return nil, err

@@ -43,8 +43,8 @@
 
 {{define "output_top"}}output_top AS MATERIALIZED (
   SELECT t.id, NULL::bigint[] AS lane_ranks, NULL::float8[] AS lane_scores, false AS direct, 0::float8 AS rrf,
-         t.fused, NULL::timestamptz AS last_accessed, 0::bigint AS access_count
-  FROM unnest(@b_top::bigint[], @b_top_fused::float8[]) AS t(id, fused)
+         t.fused, NULL::timestamptz AS last_accessed, 0::bigint AS access_count, t.passage
+  FROM unnest(@b_top::bigint[], @b_top_fused::float8[], @b_top_passage::int[]) AS t(id, fused, passage)
 ){{end}}
 
 -- gather: one row per set ('set'), per set and query term ('term'), per entity ('entity')
@@ -70,7 +70,7 @@ SELECT 'title', t.id, NULL, NULL, NULL, NULL, NULL, NULL, t.sim, t.direct FROM t
 {{end}}
 
 -- lanes: each lane's rows on this worker, with what ranks them over every worker: bm25's
--- best spread_bm25 scores and every vector hit (with the entities each mentions, for the
+-- best spread_bm25 scores (ref: the passage that scored) and every vector hit (with the entities each mentions, for the
 -- graph's seeds and pool), mention and title with their tie counts (on the first row of each
 -- score this text returns, 0 on the others, so the counts of every text add up), every temporal candidate
 -- with its gap and distance (tail: one of the latest before the middle), the context lane's
@@ -82,9 +82,9 @@ spread_rows AS MATERIALIZED (
   WHERE false
 {{- if .BM25}}
   UNION ALL
-  SELECT 'bm25', b.id, NULL, b.score, NULL, NULL, NULL, NULL,
+  SELECT 'bm25', b.id, b.passage, b.score, NULL, NULL, NULL, NULL,
          {{if .Graph}}ARRAY(SELECT mn.entity_id FROM recall.mentions mn WHERE mn.memory_id = b.id AND NOT mn.speaker ORDER BY 1){{else}}NULL{{end}}
-  FROM (SELECT c.id, c.score FROM bm25_scored c ORDER BY c.score DESC, c.id LIMIT @spread_bm25::int) b
+  FROM (SELECT c.id, c.score, c.passage FROM bm25_scored c ORDER BY c.score DESC, c.id LIMIT @spread_bm25::int) b
 {{- end}}
 {{- if .Vector}}
   UNION ALL

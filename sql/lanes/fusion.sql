@@ -1,7 +1,8 @@
 -- fusion: Reciprocal Rank Fusion of the plan's lanes. A Go text/template over the plan
 -- (statement/build.go renders it once per shape): .Plan are the lanes compiled in, .All every
 -- lane in output order, each with .Name, .Index (its column in lane_ranks) and .In (in the
--- plan); a lane with .Direct returns a direct column (the query names the memory's source).
+-- plan); a lane with .Direct returns a direct column (the query names the memory's source),
+-- one with .Passage a passage column (the passage of the memory that scored: bm25).
 -- candidates: every lane's rows, one per (lane, memory). fused_rrf: one row per memory with
 -- every lane's rank and score in lane order (NULL where the lane did not return it or is not
 -- in the plan, so every plan scans the same way; a trace reads this same statement), and
@@ -12,7 +13,8 @@
 candidates AS (
 {{- range $i, $l := .Plan}}{{if $i}}
   UNION ALL{{end}}
-  SELECT {{$l.Index}} AS lane, id, rank, score::float8 AS score, {{if $l.Direct}}direct{{else}}false AS direct{{end}} FROM {{$l.Name}}_lane
+  SELECT {{$l.Index}} AS lane, id, rank, score::float8 AS score, {{if $l.Direct}}direct{{else}}false AS direct{{end}},
+         {{if $l.Passage}}passage{{else}}NULL::int AS passage{{end}} FROM {{$l.Name}}_lane
 {{- end}}
 ),
 fused_rrf AS (
@@ -20,9 +22,10 @@ fused_rrf AS (
     ARRAY[{{range $i, $l := .All}}{{if $i}}, {{end}}{{if $l.In}}x.{{$l.Name}}_rank{{else}}NULL{{end}}{{end}}]::bigint[] AS lane_ranks,
     ARRAY[{{range $i, $l := .All}}{{if $i}}, {{end}}{{if $l.In}}x.{{$l.Name}}_score{{else}}NULL{{end}}{{end}}]::float8[] AS lane_scores,
     {{range $i, $l := .Plan}}{{if $i}}
-      + {{end}}coalesce(@w_{{$l.Name}}::float8 / (@rrf_k::float8 + x.{{$l.Name}}_rank), 0){{end}} AS rrf
+      + {{end}}coalesce(@w_{{$l.Name}}::float8 / (@rrf_k::float8 + x.{{$l.Name}}_rank), 0){{end}} AS rrf,
+    x.passage
   FROM (
-    SELECT id
+    SELECT id, max(passage) AS passage
 {{- range .Plan}},
       max(rank) FILTER (WHERE lane = {{.Index}}) AS {{.Name}}_rank, max(score) FILTER (WHERE lane = {{.Index}}) AS {{.Name}}_score
 {{- end}},

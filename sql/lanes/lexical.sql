@@ -86,12 +86,10 @@ bm25_parts AS (
   ) p
   WHERE NOT q.whole
 ),
--- bm25_scored: Okapi BM25 of every candidate whose own text has a query term, summed in term
+-- bm25_own: Okapi BM25 of every candidate whose own text has a query term, summed in term
 -- order so the score does not depend on the plan: idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
--- tf part = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)). The bm25 lane ranks it; the graph
--- lane seeds from and scores within its best; the context lane takes it for a memory
--- without a place (positioned: whether the memory has one).
-bm25_scored AS (
+-- tf part = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)).
+bm25_own AS (
   -- Summed in term order over one sort (a window processes rows in its ORDER BY).
   SELECT DISTINCT ON (b.id) b.id,
          sum(b.idf * b.tf * (@bm25_k1::float8 + 1)
@@ -104,4 +102,39 @@ bm25_scored AS (
   CROSS JOIN visible_stats s
   WHERE b.tf > 0
   ORDER BY b.id
+),
+-- bm25_passage: the best passage of a candidate with passages (migration 00015: a memory
+-- of more than recall.passage_words() words), by the same BM25 with the same statistics, the
+-- passage read as a document (its tf and length in lexeme occurrences: ptf, pdoc_len), summed
+-- in term order; ties go to the first passage. One probe of the passages index per candidate
+-- and term: it holds the long memories' postings only.
+bm25_passage AS (
+  SELECT DISTINCT ON (x.id) x.id, x.ord::int AS ord, x.score
+  FROM (
+    SELECT c.id, u.ord,
+           sum(q.idf * u.tf * (@bm25_k1::float8 + 1)
+               / (u.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * u.len / s.avgdl)) ORDER BY q.term) AS score
+    FROM bm25_own c
+    CROSS JOIN bm25_idf q
+    CROSS JOIN LATERAL (
+      SELECT p.ptf, p.pdoc_len FROM recall.bm25_postings p
+      WHERE p.memory_id = c.id AND p.term = q.term AND p.ptf IS NOT NULL
+      LIMIT 1
+    ) p
+    CROSS JOIN LATERAL unnest(p.ptf, p.pdoc_len) WITH ORDINALITY AS u(tf, len, ord)
+    CROSS JOIN visible_stats s
+    WHERE u.tf > 0
+    GROUP BY c.id, u.ord
+  ) x
+  ORDER BY x.id, x.score DESC, x.ord
+),
+-- bm25_scored: each candidate's BM25, the better of its whole text's and its best
+-- passage's, with that passage (its place in memories.passages, from 1; NULL for a memory
+-- without passages). The bm25 lane ranks it; the graph lane seeds from and scores within its
+-- best; the context lane takes it for a memory without a place (positioned: whether the
+-- memory has one).
+bm25_scored AS (
+  SELECT o.id, greatest(o.score, p.score) AS score, o.positioned, p.ord AS passage
+  FROM bm25_own o
+  LEFT JOIN bm25_passage p ON p.id = o.id
 )

@@ -11,6 +11,8 @@
 -- memories it covers (covers). With @graph_context, each candidate comes with the visible
 -- relations between an entity it mentions and one the query names ({{graph_context}}: the
 -- graph_context_k with the most graph mass, NULL for a plan without the query's entities).
+-- A long memory the bm25 lane scored by a passage comes with that passage's character bounds
+-- (passage_start, passage_end: memories.passages), which the pack may give instead.
 output_top AS MATERIALIZED (
   SELECT a.*, a.rrf + a.recency + a.frequency AS fused
   FROM output_access a
@@ -53,15 +55,16 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
              WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities,
        recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz) AS holds,
        m.valid_from, m.valid_until, m.superseded_at, m.expires_at,
+       lower(m.passages[u.passage]) AS passage_start, upper(m.passages[u.passage]) AS passage_end,
        CASE WHEN m.superseded_by IS NOT NULL THEN
          (SELECT b.external_id FROM recall.memories b WHERE b.id = m.superseded_by AND b.scopes = m.scopes)
        END AS superseded_by
 FROM (
   SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
-         NULL::bigint AS context_of, NULL::text AS context_why, 0 AS part
+         NULL::bigint AS context_of, NULL::text AS context_why, 0 AS part, t.passage
   FROM output_top t
   UNION ALL
-  SELECT c.id, NULL, NULL, false, 0, 0, NULL, 0, c.context_of, c.why, 1
+  SELECT c.id, NULL, NULL, false, 0, 0, NULL, 0, c.context_of, c.why, 1, NULL
   FROM output_context c
 ) u
 JOIN recall.memories m ON m.id = u.id

@@ -54,12 +54,25 @@ BEGIN
 
   -- In: what they contribute now, their own lexemes and their neighbours'.
   CREATE TEMP TABLE IF NOT EXISTS bm25_new (memory_id bigint, positioned boolean,
-    doc_len integer, ndoc_len integer, lexemes tsvector, nlexemes tsvector[]) ON COMMIT DROP;
+    doc_len integer, ndoc_len integer, lexemes tsvector, nlexemes tsvector[],
+    passages tsvector[], pdoc_len integer[]) ON COMMIT DROP;
   TRUNCATE bm25_new;
   INSERT INTO bm25_new
   SELECT m.id, m.position IS NOT NULL, m.doc_len,
-         coalesce(n.len, 0), m.lexemes, coalesce(n.lexemes, '{}')
+         coalesce(n.len, 0), m.lexemes, coalesce(n.lexemes, '{}'), p.lexemes, p.lens
     FROM recall.memories m
+    LEFT JOIN recall.sources s ON s.id = m.source_id AND s.scopes = set
+    -- Each passage read as the memory is (recall.memories_lexemes): its source's title and
+    -- its words, lexemes over 1,000 bytes left out.
+    LEFT JOIN LATERAL (
+      SELECT array_agg(v.lexemes ORDER BY b.ord) AS lexemes,
+             array_agg(coalesce((SELECT sum(cardinality(l.positions)) FROM unnest(v.lexemes) l), 0)::int ORDER BY b.ord) AS lens
+        FROM unnest(m.passages) WITH ORDINALITY AS b(r, ord)
+       CROSS JOIN LATERAL (SELECT to_tsvector('english', coalesce(s.title, '') || E'\n'
+                                           || substr(m.text, lower(b.r) + 1, upper(b.r) - lower(b.r))) AS raw) t
+       CROSS JOIN LATERAL (SELECT ts_delete(t.raw, ARRAY(SELECT l.lexeme FROM unnest(t.raw) l
+                                                         WHERE octet_length(l.lexeme) > 1000)) AS lexemes) v
+    ) p ON cardinality(m.passages) > 0
     LEFT JOIN LATERAL (
       SELECT sum(x.doc_len)::int AS len, array_agg(x.lexemes) AS lexemes
         FROM recall.memories x
@@ -77,11 +90,28 @@ BEGIN
   SELECT count(*), coalesce(sum(b.doc_len), 0), count(*) FILTER (WHERE b.positioned),
          coalesce(sum(b.doc_len) FILTER (WHERE b.positioned), 0), coalesce(sum(b.ndoc_len) FILTER (WHERE b.positioned), 0)
     FROM bm25_new b;
-  INSERT INTO recall.bm25_postings (memory_id, term, scopes, tf, doc_len, ntf, ndoc_len, positioned, impact)
+  -- A term's frequency in each passage of a memory with passages, 0 where it is absent.
+  CREATE TEMP TABLE IF NOT EXISTS bm25_ptf (memory_id bigint, term text, ptf integer[]) ON COMMIT DROP;
+  TRUNCATE bm25_ptf;
+  INSERT INTO bm25_ptf
+  WITH e AS (SELECT b.memory_id, x.ord, l.lexeme AS term, cardinality(l.positions) AS tf
+               FROM bm25_new b, unnest(b.passages) WITH ORDINALITY AS x(lex, ord), unnest(x.lex) l),
+       k AS (SELECT DISTINCT e.memory_id, e.term FROM e),
+       n AS (SELECT b.memory_id, g.ord FROM bm25_new b, generate_series(1, cardinality(b.passages)) AS g(ord))
+  SELECT k.memory_id, k.term, array_agg(coalesce(e.tf, 0) ORDER BY n.ord)
+    FROM k
+    JOIN n ON n.memory_id = k.memory_id
+    LEFT JOIN e ON e.memory_id = k.memory_id AND e.term = k.term AND e.ord = n.ord
+   GROUP BY 1, 2;
+  -- The impact of a memory with passages is its best: of the whole text and each passage.
+  INSERT INTO recall.bm25_postings (memory_id, term, scopes, tf, doc_len, ntf, ndoc_len, positioned, impact, ptf, pdoc_len)
   SELECT t.memory_id, t.term, set, t.tf, t.doc_len, t.ntf, t.ndoc_len, t.positioned,
-         (t.tf + impact_nw * t.ntf) / (t.tf + impact_nw * t.ntf + impact_k1 * (1 - impact_b + impact_b * t.doc_len / impact_dl))
+         greatest((t.tf + impact_nw * t.ntf) / (t.tf + impact_nw * t.ntf + impact_k1 * (1 - impact_b + impact_b * t.doc_len / impact_dl)),
+                  (SELECT max(u.tf / (u.tf + impact_k1 * (1 - impact_b + impact_b * u.len / impact_dl)))
+                     FROM unnest(f.ptf, t.pdoc_len) AS u(tf, len) WHERE u.tf > 0)),
+         f.ptf, CASE WHEN f.ptf IS NOT NULL THEN t.pdoc_len END
     FROM (
-      SELECT b.memory_id, w.term, b.doc_len, b.ndoc_len, b.positioned,
+      SELECT b.memory_id, w.term, b.doc_len, b.ndoc_len, b.positioned, b.pdoc_len,
              sum(w.own)::int AS tf, sum(w.nb)::int AS ntf
         FROM bm25_new b
         CROSS JOIN LATERAL (
@@ -89,8 +119,9 @@ BEGIN
           UNION ALL
           SELECT l.lexeme, 0, cardinality(l.positions) FROM unnest(b.nlexemes) AS x(lex), unnest(x.lex) l
         ) w
-       GROUP BY 1, 2, 3, 4, 5
-    ) t;
+       GROUP BY 1, 2, 3, 4, 5, 6
+    ) t
+    LEFT JOIN bm25_ptf f ON f.memory_id = t.memory_id AND f.term = t.term;
   INSERT INTO bm25_delta
   SELECT p.term, count(*) FILTER (WHERE p.tf > 0), count(*) FILTER (WHERE p.positioned)
     FROM recall.bm25_postings p WHERE p.scopes = set AND p.memory_id = ANY (ids) GROUP BY 1;
@@ -195,7 +226,7 @@ BEGIN
   SELECT array_agg(x.r) INTO touched
     FROM old_rows o JOIN new_rows n ON n.id = o.id
    CROSS JOIN LATERAL (VALUES (o::recall.memories), (n::recall.memories)) AS x(r)
-   WHERE o.lexemes IS DISTINCT FROM n.lexemes OR o.scopes IS DISTINCT FROM n.scopes
+   WHERE o.lexemes IS DISTINCT FROM n.lexemes OR o.passages IS DISTINCT FROM n.passages OR o.scopes IS DISTINCT FROM n.scopes
       OR o.source_id IS DISTINCT FROM n.source_id OR o.position IS DISTINCT FROM n.position;
   PERFORM recall.bm25_sync(touched);
   RETURN NULL;

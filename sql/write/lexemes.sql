@@ -1,3 +1,69 @@
+-- Passages: a memory of more than recall.passage_words() words is also read as passages of at
+-- most that many words, cut at sentence ends (a word ending in . ! or ?, closing quotes and
+-- brackets after it allowed, or a line break after it); a sentence longer than a passage is
+-- cut every passage_words words. Sentences join a passage while they fit. The bounds are
+-- character offsets, [start, end) from the first character of the passage's first word to
+-- the last character of its last; words are runs of non-space characters. A memory of at
+-- most passage_words words has none ('{}'): it is its own passage. Only the first
+-- recall.passage_max() passages are kept (about 8,000 words): the lexical lanes score a
+-- memory by the better of its whole text and its best passage (sql/write/bm25.sql), and the
+-- pack may give the passage that matched instead of the whole memory (pack.Passages).
+-- The reference in Go: passage_test.go.
+CREATE OR REPLACE FUNCTION recall.passage_words() RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 80 $$;
+CREATE OR REPLACE FUNCTION recall.passage_max() RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 100 $$;
+
+CREATE OR REPLACE FUNCTION recall.passage_bounds(body text) RETURNS int4range[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  most constant int := recall.passage_words();
+  w record;
+  at int := 0;          -- characters before the current word
+  s_start int;          -- the open sentence: its first character, its end, its words
+  s_end int;
+  s_words int := 0;
+  p_start int;          -- the open passage
+  p_end int;
+  p_words int := 0;
+  total int := 0;
+  out int4range[] := '{}';
+BEGIN
+  FOR w IN SELECT m[1] AS space, m[2] AS word,
+                  lead(m[1]) OVER (ORDER BY o) AS next_space,
+                  o = count(*) OVER () AS last
+             FROM regexp_matches(body, '(\s*)(\S+)', 'g') WITH ORDINALITY AS x(m, o)
+            ORDER BY o LOOP
+    at := at + length(w.space);
+    IF s_words = 0 THEN
+      s_start := at;
+    END IF;
+    at := at + length(w.word);
+    s_end := at;
+    s_words := s_words + 1;
+    total := total + 1;
+    IF w.last OR s_words = most OR w.word ~ '[.!?][]"''”’)]*$' OR strpos(w.next_space, E'\n') > 0 THEN
+      -- The sentence is closed: it joins the open passage if it fits, or opens the next.
+      IF p_words > 0 AND p_words + s_words > most THEN
+        out := out || int4range(p_start, p_end);
+        p_words := 0;
+      END IF;
+      IF p_words = 0 THEN
+        p_start := s_start;
+      END IF;
+      p_end := s_end;
+      p_words := p_words + s_words;
+      s_words := 0;
+    END IF;
+  END LOOP;
+  IF total <= most THEN
+    RETURN '{}';
+  END IF;
+  out := out || int4range(p_start, p_end);
+  RETURN out[1:recall.passage_max()];
+END
+$$;
+
 -- A memory's lexical data, for the BM25 lane: the English lexemes of its source's title and
 -- its text, and its document length in lexeme occurrences (stop words excluded, the same unit
 -- as tf). SECURITY DEFINER: derived data is kept by the owner, whatever the writer may see;
@@ -16,6 +82,7 @@ BEGIN
   -- would pass the 2.7 kB a btree entry may hold and fail the whole batch.
   NEW.lexemes := ts_delete(NEW.lexemes, ARRAY(SELECT l.lexeme FROM unnest(NEW.lexemes) l WHERE octet_length(l.lexeme) > 1000));
   NEW.doc_len := coalesce((SELECT sum(cardinality(positions)) FROM unnest(NEW.lexemes)), 0);
+  NEW.passages := recall.passage_bounds(NEW.text);
   RETURN NEW;
 END
 $$;

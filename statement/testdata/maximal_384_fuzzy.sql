@@ -97,7 +97,7 @@ bm25_parts AS (
   ) p
   WHERE NOT q.whole
 ),
-bm25_scored AS (
+bm25_own AS (
   SELECT DISTINCT ON (b.id) b.id,
          sum(b.idf * b.tf * (@bm25_k1::float8 + 1)
              / (b.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * b.doc_len / s.avgdl)))
@@ -107,6 +107,31 @@ bm25_scored AS (
   CROSS JOIN visible_stats s
   WHERE b.tf > 0
   ORDER BY b.id
+),
+bm25_passage AS (
+  SELECT DISTINCT ON (x.id) x.id, x.ord::int AS ord, x.score
+  FROM (
+    SELECT c.id, u.ord,
+           sum(q.idf * u.tf * (@bm25_k1::float8 + 1)
+               / (u.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * u.len / s.avgdl)) ORDER BY q.term) AS score
+    FROM bm25_own c
+    CROSS JOIN bm25_idf q
+    CROSS JOIN LATERAL (
+      SELECT p.ptf, p.pdoc_len FROM recall.bm25_postings p
+      WHERE p.memory_id = c.id AND p.term = q.term AND p.ptf IS NOT NULL
+      LIMIT 1
+    ) p
+    CROSS JOIN LATERAL unnest(p.ptf, p.pdoc_len) WITH ORDINALITY AS u(tf, len, ord)
+    CROSS JOIN visible_stats s
+    WHERE u.tf > 0
+    GROUP BY c.id, u.ord
+  ) x
+  ORDER BY x.id, x.score DESC, x.ord
+),
+bm25_scored AS (
+  SELECT o.id, greatest(o.score, p.score) AS score, o.positioned, p.ord AS passage
+  FROM bm25_own o
+  LEFT JOIN bm25_passage p ON p.id = o.id
 ),
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim
@@ -121,7 +146,7 @@ vector_lane AS (
   WHERE distance <= @vector_max_distance::float8
 ),
 bm25_lane AS (
-  SELECT id, row_number() OVER (ORDER BY score DESC, id) AS rank, score
+  SELECT id, row_number() OVER (ORDER BY score DESC, id) AS rank, score, passage
   FROM bm25_scored
   ORDER BY score DESC, id
   LIMIT @bm25_k::int
@@ -462,19 +487,26 @@ context_lane AS (
   LIMIT @context_k::int
 ),
 candidates AS (
-  SELECT 0 AS lane, id, rank, score::float8 AS score, false AS direct FROM vector_lane
+  SELECT 0 AS lane, id, rank, score::float8 AS score, false AS direct,
+         NULL::int AS passage FROM vector_lane
   UNION ALL
-  SELECT 1 AS lane, id, rank, score::float8 AS score, false AS direct FROM bm25_lane
+  SELECT 1 AS lane, id, rank, score::float8 AS score, false AS direct,
+         passage FROM bm25_lane
   UNION ALL
-  SELECT 2 AS lane, id, rank, score::float8 AS score, false AS direct FROM mention_lane
+  SELECT 2 AS lane, id, rank, score::float8 AS score, false AS direct,
+         NULL::int AS passage FROM mention_lane
   UNION ALL
-  SELECT 3 AS lane, id, rank, score::float8 AS score, false AS direct FROM graph_lane
+  SELECT 3 AS lane, id, rank, score::float8 AS score, false AS direct,
+         NULL::int AS passage FROM graph_lane
   UNION ALL
-  SELECT 4 AS lane, id, rank, score::float8 AS score, false AS direct FROM temporal_lane
+  SELECT 4 AS lane, id, rank, score::float8 AS score, false AS direct,
+         NULL::int AS passage FROM temporal_lane
   UNION ALL
-  SELECT 5 AS lane, id, rank, score::float8 AS score, direct FROM title_lane
+  SELECT 5 AS lane, id, rank, score::float8 AS score, direct,
+         NULL::int AS passage FROM title_lane
   UNION ALL
-  SELECT 6 AS lane, id, rank, score::float8 AS score, false AS direct FROM context_lane
+  SELECT 6 AS lane, id, rank, score::float8 AS score, false AS direct,
+         NULL::int AS passage FROM context_lane
 ),
 fused_rrf AS (
   SELECT x.id, x.direct,
@@ -486,9 +518,10 @@ fused_rrf AS (
       + coalesce(@w_graph::float8 / (@rrf_k::float8 + x.graph_rank), 0)
       + coalesce(@w_temporal::float8 / (@rrf_k::float8 + x.temporal_rank), 0)
       + coalesce(@w_title::float8 / (@rrf_k::float8 + x.title_rank), 0)
-      + coalesce(@w_context::float8 / (@rrf_k::float8 + x.context_rank), 0) AS rrf
+      + coalesce(@w_context::float8 / (@rrf_k::float8 + x.context_rank), 0) AS rrf,
+    x.passage
   FROM (
-    SELECT id,
+    SELECT id, max(passage) AS passage,
       max(rank) FILTER (WHERE lane = 0) AS vector_rank, max(score) FILTER (WHERE lane = 0) AS vector_score,
       max(rank) FILTER (WHERE lane = 1) AS bm25_rank, max(score) FILTER (WHERE lane = 1) AS bm25_score,
       max(rank) FILTER (WHERE lane = 2) AS mention_rank, max(score) FILTER (WHERE lane = 2) AS mention_score,
@@ -571,15 +604,16 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
              WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities,
        recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz) AS holds,
        m.valid_from, m.valid_until, m.superseded_at, m.expires_at,
+       lower(m.passages[u.passage]) AS passage_start, upper(m.passages[u.passage]) AS passage_end,
        CASE WHEN m.superseded_by IS NOT NULL THEN
          (SELECT b.external_id FROM recall.memories b WHERE b.id = m.superseded_by AND b.scopes = m.scopes)
        END AS superseded_by
 FROM (
   SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
-         NULL::bigint AS context_of, NULL::text AS context_why, 0 AS part
+         NULL::bigint AS context_of, NULL::text AS context_why, 0 AS part, t.passage
   FROM output_top t
   UNION ALL
-  SELECT c.id, NULL, NULL, false, 0, 0, NULL, 0, c.context_of, c.why, 1
+  SELECT c.id, NULL, NULL, false, 0, 0, NULL, 0, c.context_of, c.why, 1, NULL
   FROM output_context c
 ) u
 JOIN recall.memories m ON m.id = u.id
