@@ -24,6 +24,8 @@ type (
 	Timings = pack.Timings
 	// Altitude says which layer of the memory a pack draws from.
 	Altitude = pack.Altitude
+	// Passages says how a pack gives a long memory the bm25 lane scored by a passage.
+	Passages = pack.Passages
 	// Climb is a summary packed in place of the memories it covers.
 	Climb = pack.Climb
 	// Decision is what became of a candidate.
@@ -35,6 +37,13 @@ const (
 	AltitudeAuto      = pack.AltitudeAuto
 	AltitudeMemories  = pack.AltitudeMemories
 	AltitudeSummaries = pack.AltitudeSummaries
+)
+
+// Passage modes (package pack). The zero value means PassagesAuto.
+const (
+	PassagesAuto    = pack.PassagesAuto
+	PassagesWhole   = pack.PassagesWhole
+	PassagesPassage = pack.PassagesPassage
 )
 
 // Decisions a trace gives a candidate (package pack).
@@ -61,4 +70,15 @@ func ParseAltitude(s string) (Altitude, error) {
 		return a, nil
 	}
 	return "", &InputError{Field: "altitude", Problem: fmt.Sprintf("%q: want auto, memories or summaries", s)}
+}
+
+// ParsePassages reads a passage mode by name ("" is auto).
+func ParsePassages(s string) (Passages, error) {
+	switch p := Passages(s); p {
+	case "", PassagesAuto:
+		return PassagesAuto, nil
+	case PassagesWhole, PassagesPassage:
+		return p, nil
+	}
+	return "", &InputError{Field: "passages", Problem: fmt.Sprintf("%q: want auto, whole or passage", s)}
 }

@@ -40,6 +40,10 @@ type Options struct {
 	NoOrder bool
 	// Altitude chooses between summaries and the memories they cover ("": auto).
 	Altitude Altitude
+	// Passages chooses how a long memory the bm25 lane scored by one of its passages is
+	// packed: whole, its passage, or ("": auto) the passage when it saves more than half of
+	// the memory's tokens or the whole does not fit.
+	Passages Passages
 	// GraphContext adds the relations between the query's entities and the packed items' to
 	// the pack, within the budget (Pack.GraphContext).
 	GraphContext bool
@@ -178,6 +182,9 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 		return err
 	}
 	r.pack.Altitude = alt
+	if r.pack.Passages, err = ParsePassages(string(opts.Passages)); err != nil {
+		return err
+	}
 	if err := opts.Filters.Validate(); err != nil {
 		var fe *statement.FilterError
 		if errors.As(err, &fe) {
@@ -331,7 +338,7 @@ func (e *Engine) packItems(ctx context.Context, r *run, opts *Options) {
 	_, span := telemetry.Start(ctx, "recall.pack")
 	defer span.End()
 	r.packed = pack.Fill(r.pack, pack.Input{Ordered: r.ordered, ContextHits: r.req.settings.ContextHits, Budget: r.req.budget,
-		Altitude: r.pack.Altitude, GraphContext: opts.GraphContext, Tokens: e.cfg.Tokens})
+		Altitude: r.pack.Altitude, Passages: r.pack.Passages, GraphContext: opts.GraphContext, Tokens: e.cfg.Tokens})
 	r.pack.Abstain = pack.Abstain(r.all[:min(len(r.all), r.req.settings.K)], len(r.req.q.Vector) > 0, e.cfg.MinSimilarity, e.cfg.MinResults)
 	r.pack.Timings.Pack += time.Since(t)
 }

@@ -71,6 +71,14 @@ type Pack[T any] struct {
 // and marked Truncated: a pack is never empty when something matched. A budget below 1 is
 // the caller's error.
 func Walk[T any](items []T, cost func(T) int, cut func(T, int) (T, int), budget int) (Pack[T], error) {
+	return WalkSmaller(items, cost, cut, nil, budget)
+}
+
+// WalkSmaller is Walk where an item that does not fit in what is left may be taken in a
+// smaller form: smaller(item) returns it (and true) when it has one, which is packed in its
+// place if it fits (an omitted item is reported as it was); the cut, when nothing fits, is
+// of the top item's smaller form. A nil smaller is Walk.
+func WalkSmaller[T any](items []T, cost func(T) int, cut func(T, int) (T, int), smaller func(T) (T, bool), budget int) (Pack[T], error) {
 	if budget < 1 {
 		return Pack[T]{}, fmt.Errorf("budget: %d tokens, want at least 1", budget)
 	}
@@ -82,6 +90,11 @@ func Walk[T any](items []T, cost func(T) int, cut func(T, int) (T, int), budget 
 	left := budget
 	for i, it := range items {
 		n := cost(it)
+		if n > left && smaller != nil {
+			if s, ok := smaller(it); ok && cost(s) <= left {
+				it, n = s, cost(s)
+			}
+		}
 		if n <= left {
 			p.Items = append(p.Items, Packed[T]{Item: it, Index: i, Tokens: n})
 			p.Used += n
@@ -92,7 +105,13 @@ func Walk[T any](items []T, cost func(T) int, cut func(T, int) (T, int), budget 
 		p.OmittedTokens += n
 	}
 	if len(p.Items) == 0 {
-		top, n := cut(items[0], budget)
+		first := items[0]
+		if smaller != nil {
+			if s, ok := smaller(first); ok {
+				first = s
+			}
+		}
+		top, n := cut(first, budget)
 		p.Items = []Packed[T]{{Item: top, Index: 0, Tokens: n, Truncated: true}}
 		p.Used = n
 		p.OmittedTokens -= p.Omitted[0].Tokens

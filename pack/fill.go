@@ -22,6 +22,7 @@ type Input struct {
 	ContextHits  int
 	Budget       int // tokens, at least 1
 	Altitude     Altitude
+	Passages     Passages
 	GraphContext bool
 	Tokens       budget.TokenCounter
 }
@@ -42,13 +43,14 @@ type Result struct {
 // of the budget.
 func Fill(p *Pack, in Input) Result {
 	cost, cut := costs(in.Tokens)
+	smaller := passageOf(in.Passages)
 	walkIn := func(b int) func([]Unit) budget.Pack[Unit] {
 		return func(us []Unit) budget.Pack[Unit] {
-			w, _ := budget.Walk(us, cost, cut, max(b, 1)) // a budget >= 1: Walk cannot fail
+			w, _ := budget.WalkSmaller(us, cost, cut, smaller, max(b, 1)) // a budget >= 1: it cannot fail
 			return w
 		}
 	}
-	base := Units(in.Ordered, in.ContextHits)
+	base := Units(choosePassages(in.Ordered, in.Passages, in.Tokens), in.ContextHits)
 	// The altitude is decided for the budget the items get.
 	pack := func(b int) (altitudeResult, budget.Pack[Unit]) {
 		alt := applyAltitude(p.Altitude, base, walkIn(b))
@@ -118,7 +120,7 @@ func newItem(c Ranked, tokens int, truncated bool) Item {
 		OccurredStart: c.OccurredStart, OccurredEnd: c.OccurredEnd, Tags: c.Tags, Metadata: c.Metadata,
 		Score: c.Score, Direct: c.Direct, StatementRank: c.FusedRank, Lanes: c.Lanes, RerankScore: c.RerankScore,
 		Position: c.Position, Speaker: c.Speaker, Covers: c.Covers, OrderScore: c.OrderScore, Stale: c.Stale,
-		AlsoSaid: c.AlsoSaid,
+		AlsoSaid: c.AlsoSaid, Passage: c.Part,
 	}
 	if s := c.Source; s != nil {
 		it.SourceID, it.SourceTitle, it.SourceURI = s.ID, s.Title, s.URI

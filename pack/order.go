@@ -23,6 +23,9 @@ type Ranked struct {
 	// AlsoSaid are the candidates below it that restate it (Restatement), left out of the
 	// pack for it.
 	AlsoSaid []Restatement
+	// Part, when the pack gives the matched passage of a long memory instead of the whole
+	// (Passages), is that passage's place in the memory's text; Text is then the passage.
+	Part *statement.Span
 }
 
 // Unit is what the budget walk takes: a candidate, alone or with the neighbours it needs to

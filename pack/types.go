@@ -32,6 +32,9 @@ type Pack struct {
 	// place of the memories they cover (Options.Altitude).
 	Altitude Altitude `json:"altitude"`
 	Climbs   []Climb  `json:"climbs,omitempty"`
+	// Passages is how the pack gave long memories the bm25 lane scored by a passage
+	// (Options.Passages): whole, their passage, or auto.
+	Passages Passages `json:"passages"`
 	// GraphContext are the relations between the query's entities and the packed items'
 	// (Options.GraphContext), most graph mass first; their tokens, GraphTokens, are part of
 	// Used. A pack made with the graph context asked for has the list, empty or not; one made
@@ -89,10 +92,14 @@ type Item struct {
 	ID         int64  `json:"id"`
 	ExternalID string `json:"external_id"`
 	Kind       string `json:"kind"`
-	// Text is the text as packed: cut to the budget when Truncated.
-	Text      string `json:"text"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Tokens    int    `json:"tokens"`
+	// Text is the text as packed: the matched passage of a long memory when Passage is set
+	// (Options.Passages), cut to the budget when Truncated.
+	Text string `json:"text"`
+	// Passage, when Text is a passage of the memory, is its place in the memory's text, in
+	// characters (Unicode code points) from 0, [start, end).
+	Passage   *statement.Span `json:"passage,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Tokens    int             `json:"tokens"`
 	// SourceID is the item's source in Pack.Sources (0: none); SourceTitle and SourceURI are
 	// that source's, for Go callers (JSON gives them once, in Pack.Sources).
 	SourceID      int64          `json:"source_id,omitempty"`

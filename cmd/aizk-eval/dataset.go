@@ -43,6 +43,7 @@ type datasetFlags struct {
 	summarize                                  string          // groupings to summarize after ingest ("session", "community", both comma-separated)
 	summaryCap                                 int             // a summary's token cap
 	altitude                                   string
+	passages                                   string
 	with                                       string // a second data set spread over this one's scopes (eval.Mix)
 	withSplit                                  string
 	messages                                   bool            // cut every turn into its messages (eval.Messages)
@@ -184,6 +185,7 @@ func (m *Main) datasetFlags(fs *flag.FlagSet, d *datasetFlags) {
 	fs.StringVar(&d.summarize, "summarize", "", "after ingest, summarize every scope by these groupings (session, community; comma-separated), as recall summarize does")
 	fs.IntVar(&d.summaryCap, "summary-tokens", recall.DefaultSummaryTokens, "with --summarize: a summary's token cap")
 	fs.StringVar(&d.altitude, "altitude", "auto", "the packs' altitude: auto, memories or summaries")
+	fs.StringVar(&d.passages, "passages", "auto", "how the packs give long memories scored by a passage: auto, whole or passage")
 	fs.StringVar(&d.with, "with", "", "a second BEIR-format data set whose documents are spread over --dataset's scopes (--scope-field), its judged queries asked with the first's: kinds of memory in one scope")
 	fs.StringVar(&d.withSplit, "with-split", "train", "the qrels split of --with")
 	fs.BoolVar(&d.messages, "messages", false, "cut every document of a session (a turn) into its messages (sentences, and each shared photo), one memory each, as a messaging app holds a chat; a turn counts as found at its first message")

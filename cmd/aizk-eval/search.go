@@ -23,7 +23,11 @@ func (d datasetFlags) options(q eval.Query) (*recall.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := &recall.Options{Altitude: alt}
+	pass, err := recall.ParsePassages(d.passages)
+	if err != nil {
+		return nil, err
+	}
+	opts := &recall.Options{Altitude: alt, Passages: pass}
 	if d.queryTime != "" {
 		if v, ok := q.Meta[d.queryTime].(string); ok {
 			t, err := records.ParseTime(v, d.layouts()...)

@@ -1,0 +1,82 @@
+package pack
+
+import (
+	"slices"
+
+	"github.com/recall-engine/recall/budget"
+)
+
+// Passages says how a pack gives a long memory that the bm25 lane scored by one of its
+// passages (statement.Candidate.Passage: a memory of more than recall.passage_words() words,
+// read as passages cut at sentence ends): whole, or the passage that matched.
+type Passages string
+
+// Passage modes. The zero value means PassagesAuto.
+const (
+	// PassagesAuto gives the passage when the whole memory would cost more than
+	// PassageGain times the passage's tokens, or when the memory's unit does not fit what the
+	// budget has left and would with the passage; the whole memory otherwise.
+	PassagesAuto Passages = "auto"
+	// PassagesWhole gives whole memories (cut to the budget only when nothing else fits).
+	PassagesWhole Passages = "whole"
+	// PassagesPassage gives the passage of every memory that has one.
+	PassagesPassage Passages = "passage"
+)
+
+// PassageGain is how many times a passage's tokens the whole memory must cost for
+// PassagesAuto to give the passage instead.
+const PassageGain = 2
+
+// asPassage is c with its text cut to its matched passage, which Part then names; c as it
+// is when it has none (or the bounds do not fit its text: a memory rewritten since it was
+// read cannot be, the statement reads both in one snapshot).
+func asPassage(c Ranked) Ranked {
+	p := c.Passage
+	if p == nil || c.Part != nil {
+		return c
+	}
+	rs := []rune(c.Text)
+	if p.Start < 0 || p.End > len(rs) || p.Start >= p.End {
+		return c
+	}
+	c.Text, c.Part = string(rs[p.Start:p.End]), p
+	return c
+}
+
+// choosePassages applies mode to the candidates in merit order, before they are walked:
+// passage gives every passage, auto those that gain more than PassageGain.
+func choosePassages(cands []Ranked, mode Passages, tokens budget.TokenCounter) []Ranked {
+	if mode == PassagesWhole {
+		return cands
+	}
+	out := make([]Ranked, len(cands))
+	for i, c := range cands {
+		out[i] = c
+		if c.Passage == nil {
+			continue
+		}
+		p := asPassage(c)
+		if mode == PassagesPassage || tokens.Count(c.Text) > PassageGain*tokens.Count(p.Text) {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// passageOf is the walk's smaller form of a unit for mode (nil for whole): its hit's
+// matched passage, when it has one the unit does not give already.
+func passageOf(mode Passages) func(Unit) (Unit, bool) {
+	if mode == PassagesWhole {
+		return nil
+	}
+	return func(u Unit) (Unit, bool) {
+		h := u.Members[u.Hit]
+		p := asPassage(h)
+		if p.Part == nil || h.Part != nil {
+			return u, false
+		}
+		u.Members = slices.Clone(u.Members)
+		u.Members[u.Hit] = p
+		return u, true
+	}
+}
