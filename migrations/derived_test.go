@@ -10,6 +10,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/migrations"
 )
 
 // TestEnsureVectorIndex: one partial HNSW index per dimension, created on demand by the
@@ -178,4 +179,53 @@ func TestLexemes(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(`'dog':1 'sleep':2`, 2)
+}
+
+// TestPassagesSplitOnUp: a memory written before passages (migration 00015: passages NULL,
+// its postings without passage frequencies) is split by Up once the function files are in
+// place, and its postings rebuilt with them; a short memory gets '{}'. Up finds the function
+// files changed (the record of one is dropped here), as it does after an upgrade.
+func TestPassagesSplitOnUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	long := strings.Repeat("The harbor lantern burns all night. ", 30) // 180 words
+	for i, text := range []string{long, "A short note on the harbor."} {
+		if _, err := db.Owner.Exec(ctx, `INSERT INTO recall.memories (external_id, scopes, text) VALUES ($1, '{acme}', $2)`,
+			fmt.Sprint("m", i), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As a database from before 00015 holds them.
+	if _, err := db.Owner.Exec(ctx, `UPDATE recall.memories SET passages = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Owner.Exec(ctx, `UPDATE recall.bm25_postings SET ptf = NULL, pdoc_len = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Owner.Exec(ctx, `DELETE FROM recall.function_files WHERE file = (SELECT min(file) FROM recall.function_files)`); err != nil {
+		t.Fatal(err)
+	}
+	sqldb := db.OwnerSQL()
+	defer sqldb.Close()
+	if _, err := migrations.Up(ctx, sqldb); err != nil {
+		t.Fatal(err)
+	}
+	var m0, m1 int
+	if err := db.Owner.QueryRow(ctx, `SELECT (SELECT cardinality(passages) FROM recall.memories WHERE external_id = 'm0'),
+		(SELECT cardinality(passages) FROM recall.memories WHERE external_id = 'm1')`).Scan(&m0, &m1); err != nil {
+		t.Fatal(err)
+	}
+	// 30 sentences of 6 words: 13 to a passage of at most 80 words, so 3 passages.
+	if m0 != 3 || m1 != 0 {
+		t.Fatalf("after Up: %d and %d passages, want 3 and 0", m0, m1)
+	}
+	var ptf string
+	if err := db.Owner.QueryRow(ctx, `SELECT p.ptf::text FROM recall.bm25_postings p JOIN recall.memories m ON m.id = p.memory_id
+		WHERE m.external_id = 'm0' AND p.term = 'harbor'`).Scan(&ptf); err != nil {
+		t.Fatal(err)
+	}
+	if ptf != "{13,13,4}" {
+		t.Fatalf("harbor's frequency in each passage %s, want {13,13,4}", ptf)
+	}
 }

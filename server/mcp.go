@@ -32,6 +32,7 @@ type RecallInput struct {
 	Filters   *Filters   `json:"filters,omitempty" jsonschema:"optional: only memories of these kinds, tags, metadata or occurred time range"`
 	Read      []string   `json:"read,omitempty" jsonschema:"optional: read only these scopes (each one the key may read)"`
 	Altitude  string     `json:"altitude,omitempty" jsonschema:"optional: auto (default: summaries in place of memories that do not fit), memories, or summaries"`
+	Passages  string     `json:"passages,omitempty" jsonschema:"optional: auto (default: a long memory's matching passage when it saves more than half its tokens or the whole does not fit), whole, or passage"`
 	Graph     bool       `json:"graph_context,omitempty" jsonschema:"optional: also return the relations between the question's entities and the evidence's"`
 	AsOf      *time.Time `json:"as_of,omitempty" jsonschema:"optional: answer with what held at this time (RFC 3339), leaving out memories not yet or no longer valid or superseded by then (default: now)"`
 	MarkStale bool       `json:"mark_stale,omitempty" jsonschema:"optional: return those memories too, each marked with why it no longer holds (the current fact beside the one it replaced)"`
@@ -240,7 +241,7 @@ func (s *Server) recallUser(ctx context.Context, req *mcp.CallToolRequest, in Re
 		return recall.User{}, nil, err
 	}
 	// An agent that remembered something expects to recall it: read-your-writes.
-	rr := &RecallRequest{Query: in.Query, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude,
+	rr := &RecallRequest{Query: in.Query, Budget: in.Budget, Filters: in.Filters, Scopes: Scopes{Read: in.Read}, Altitude: in.Altitude, Passages: in.Passages,
 		GraphContext: in.Graph, ReadYourWrites: true, AsOf: in.AsOf, MarkStale: in.MarkStale}
 	if rr.Budget == 0 {
 		rr.Budget = recall.DefaultBudget

@@ -42,6 +42,9 @@ type RecallRequest struct {
 	Label    string   `json:"label,omitempty"` // the asking speaker (else the key's label)
 	// Altitude: auto (default), memories or summaries.
 	Altitude string `json:"altitude,omitempty"`
+	// Passages: auto (default), whole or passage: how a long memory scored by one of its
+	// passages is packed (item "passage" names the part given).
+	Passages string `json:"passages,omitempty"`
 	// GraphContext adds the relations between the query's entities and the packed items'.
 	GraphContext bool `json:"graph_context,omitempty"`
 	// ReadYourWrites: with a replica, wait (bounded) until it has replayed this user's last
@@ -56,7 +59,7 @@ type RecallRequest struct {
 }
 
 func (r *RecallRequest) options() *recall.Options {
-	o := &recall.Options{NoRerank: r.NoRerank, Altitude: recall.Altitude(r.Altitude), GraphContext: r.GraphContext, ReadYourWrites: r.ReadYourWrites,
+	o := &recall.Options{NoRerank: r.NoRerank, Altitude: recall.Altitude(r.Altitude), Passages: recall.Passages(r.Passages), GraphContext: r.GraphContext, ReadYourWrites: r.ReadYourWrites,
 		MarkStale: r.MarkStale}
 	if f := r.Filters; f != nil {
 		o.Filters = statement.Filters{Kinds: f.Kinds, Tags: f.Tags, TagsMode: statement.TagsMode(f.TagsMode), Metadata: f.Metadata}

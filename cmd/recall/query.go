@@ -45,6 +45,7 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the Pack as JSON")
 	noAccess := fs.Bool("no-access", false, "do not record access")
 	altitude := fs.String("altitude", "auto", "summaries or memories: auto (the budget decides), memories, summaries")
+	passages := fs.String("passages", "auto", "long memories whole or their matching passage: auto, whole, passage")
 	graph := fs.Bool("graph-context", false, "add the relations between the question's entities and the packed memories'")
 	markStale := fs.Bool("mark-stale", false, "pack the memories that no longer hold too, each marked with why (superseded by, expired on)")
 	asOf := fs.String("as-of", "", "answer with what held at this time (RFC 3339 or a date): memories not yet or no longer valid, or superseded, then are left out; default: now")
@@ -66,6 +67,10 @@ func (m *Main) query(ctx context.Context, args []string) error {
 	alt, err := recall.ParseAltitude(*altitude)
 	if err != nil {
 		return fmt.Errorf("%w: --altitude: %s", cli.ErrUsage, strings.TrimPrefix(err.Error(), "recall: altitude: "))
+	}
+	pass, err := recall.ParsePassages(*passages)
+	if err != nil {
+		return fmt.Errorf("%w: --passages: %s", cli.ErrUsage, strings.TrimPrefix(err.Error(), "recall: passages: "))
 	}
 	defaulted := len(scopes) == 0
 	if defaulted {
@@ -96,7 +101,7 @@ func (m *Main) query(ctx context.Context, args []string) error {
 		return err
 	}
 	user := recall.User{ID: "cli", Read: scopes, Write: scopes, Label: *label}
-	opts := &recall.Options{Altitude: alt, GraphContext: *graph, MarkStale: *markStale}
+	opts := &recall.Options{Altitude: alt, Passages: pass, GraphContext: *graph, MarkStale: *markStale}
 	if *asOf != "" {
 		if opts.AsOf, err = records.ParseTime(*asOf); err != nil {
 			return fmt.Errorf("%w: --as-of: %v", cli.ErrUsage, err)
