@@ -7,19 +7,27 @@
 --     once the function files are in place (memories_unsplit_idx finds them, and is empty
 --     after).
 --   bm25_postings.ptf, pdoc_len: for a memory with passages, the term's frequency in each
---     passage and each passage's length (lexeme occurrences, as tf and doc_len); NULL for the
---     others, and for a term only its neighbours have. bm25_postings_passages_idx holds them
---     for the lane's probe, for the long memories only.
+--     passage and each passage's length (lexeme occurrences, as tf and doc_len), smallints
+--     (a tf is at most 256, tsvector's limit; a length is clamped to 32,767); NULL for the
+--     others, and for a term only its neighbours have. Both indexes the lane reads postings
+--     by carry them, so scoring the passages reads no more rows than scoring the memories.
 
 -- +goose Up
 ALTER TABLE recall.memories ADD COLUMN passages int4range[];
-ALTER TABLE recall.bm25_postings ADD COLUMN ptf integer[], ADD COLUMN pdoc_len integer[];
-CREATE INDEX bm25_postings_passages_idx ON recall.bm25_postings (memory_id, term) INCLUDE (scopes, ptf, pdoc_len)
-  WHERE ptf IS NOT NULL;
+ALTER TABLE recall.bm25_postings ADD COLUMN ptf smallint[], ADD COLUMN pdoc_len smallint[];
+ALTER TABLE recall.bm25_postings DROP CONSTRAINT bm25_postings_pkey,
+  ADD CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term, scopes) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned, ptf, pdoc_len);
+DROP INDEX recall.bm25_postings_lookup_idx;
+CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings (scope_key, term, impact DESC)
+  INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned, ptf, pdoc_len);
 CREATE INDEX memories_unsplit_idx ON recall.memories (id) WHERE passages IS NULL;
 
 -- +goose Down
 DROP INDEX recall.memories_unsplit_idx;
-DROP INDEX recall.bm25_postings_passages_idx;
+DROP INDEX recall.bm25_postings_lookup_idx;
+CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings (scope_key, term, impact DESC)
+  INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned);
+ALTER TABLE recall.bm25_postings DROP CONSTRAINT bm25_postings_pkey,
+  ADD CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term, scopes) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned);
 ALTER TABLE recall.bm25_postings DROP COLUMN ptf, DROP COLUMN pdoc_len;
 ALTER TABLE recall.memories DROP COLUMN passages;

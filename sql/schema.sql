@@ -165,9 +165,9 @@ CREATE TABLE recall.bm25_postings (
   positioned boolean DEFAULT false NOT NULL,
   impact real NOT NULL,
   scope_key text GENERATED ALWAYS AS (recall.scope_key(scopes)) STORED,
-  ptf integer[],
-  pdoc_len integer[],
-  CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term, scopes) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned),
+  ptf smallint[],
+  pdoc_len smallint[],
+  CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term, scopes) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned, ptf, pdoc_len),
   CONSTRAINT bm25_postings_check CHECK (((tf > 0) OR (ntf > 0))),
   CONSTRAINT bm25_postings_doc_len_check CHECK ((doc_len >= 0)),
   CONSTRAINT bm25_postings_ndoc_len_check CHECK ((ndoc_len >= 0)),
@@ -400,8 +400,7 @@ COMMENT ON TABLE recall.title_trigrams IS 'Each source title''s trigrams under e
 
 -- Indexes (besides those of primary keys and unique constraints)
 CREATE INDEX bm25_corpus_scopes_idx ON recall.bm25_corpus USING gin (scopes);
-CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned);
-CREATE INDEX bm25_postings_passages_idx ON recall.bm25_postings USING btree (memory_id, term) INCLUDE (scopes, ptf, pdoc_len) WHERE (ptf IS NOT NULL);
+CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned, ptf, pdoc_len);
 CREATE INDEX bm25_postings_term_idx ON recall.bm25_postings USING btree (term);
 CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE (scopes, df, cdf);
 CREATE INDEX entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys)) WITH (fastupdate=off);

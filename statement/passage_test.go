@@ -71,8 +71,8 @@ func refPassages(text string, most int) [][2]int {
 		}
 	}
 	out = append(out, [2]int{pStart, pEnd})
-	if len(out) > 100 { // recall.passage_max()
-		out = out[:100]
+	if len(out) > 64 { // recall.passage_max()
+		out = out[:64]
 	}
 	return out
 }

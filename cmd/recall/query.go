@@ -166,6 +166,9 @@ func printPack(w io.Writer, p *recall.Pack) {
 			meta = append(meta, strings.Join(it.Entities, ", "))
 		}
 		meta = append(meta, "id "+it.ExternalID)
+		if it.Passage != nil {
+			meta = append(meta, fmt.Sprintf("the passage at characters %d-%d of it", it.Passage.Start, it.Passage.End))
+		}
 		if it.Stale != "" {
 			meta = append(meta, "no longer holds: "+it.Stale)
 		}

@@ -57,17 +57,17 @@ bm25_candidates AS MATERIALIZED (
 -- Not materialized: the candidate test of bm25_parts runs in the scan of each list, and the
 -- postings of other memories are dropped there instead of being stored first.
 bm25_whole AS (
-  SELECT q.term, q.idf, q.cidf, p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned
+  SELECT q.term, q.idf, q.cidf, p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len
   FROM bm25_idf q
   CROSS JOIN visible_sets s
   CROSS JOIN LATERAL (
-    SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned FROM recall.bm25_postings p
+    SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM recall.bm25_postings p
     WHERE p.scope_key = s.scope_key AND p.term = q.term
   ) p
   WHERE q.whole
 ),
 bm25_parts AS (
-  SELECT w.memory_id AS id, w.term, w.idf, w.cidf, w.tf, w.doc_len, w.ntf, w.ndoc_len, w.positioned
+  SELECT w.memory_id AS id, w.term, w.idf, w.cidf, w.tf, w.doc_len, w.ntf, w.ndoc_len, w.positioned, w.ptf, w.pdoc_len
   FROM bm25_whole w
   -- IS TRUE keeps Postgres from turning the IN into a join, which on a small corpus it
   -- planned as a nested loop over both CTEs: as a sublink it is
@@ -76,11 +76,11 @@ bm25_parts AS (
   UNION ALL
   -- One probe of (memory_id, term) per candidate and common term; LIMIT 1 (the pair is the
   -- key) keeps the planner from turning this into a read of every posting of each candidate.
-  SELECT c.id, q.term, q.idf, q.cidf, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned
+  SELECT c.id, q.term, q.idf, q.cidf, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len
   FROM bm25_candidates c
   CROSS JOIN bm25_idf q
   CROSS JOIN LATERAL (
-    SELECT p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned FROM recall.bm25_postings p
+    SELECT p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM recall.bm25_postings p
     WHERE p.memory_id = c.id AND p.term = q.term
     LIMIT 1
   ) p
@@ -105,26 +105,19 @@ bm25_own AS (
 ),
 -- bm25_passage: the best passage of a candidate with passages (migration 00015: a memory
 -- of more than recall.passage_words() words), by the same BM25 with the same statistics, the
--- passage read as a document (its tf and length in lexeme occurrences: ptf, pdoc_len), summed
--- in term order; ties go to the first passage. One probe of the passages index per candidate
--- and term: it holds the long memories' postings only.
+-- passage read as a document (its tf and length in lexeme occurrences: the parts' ptf and
+-- pdoc_len, which the postings carry), summed in term order; ties go to the first passage.
 bm25_passage AS (
   SELECT DISTINCT ON (x.id) x.id, x.ord::int AS ord, x.score
   FROM (
-    SELECT c.id, u.ord,
-           sum(q.idf * u.tf * (@bm25_k1::float8 + 1)
-               / (u.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * u.len / s.avgdl)) ORDER BY q.term) AS score
-    FROM bm25_own c
-    CROSS JOIN bm25_idf q
-    CROSS JOIN LATERAL (
-      SELECT p.ptf, p.pdoc_len FROM recall.bm25_postings p
-      WHERE p.memory_id = c.id AND p.term = q.term AND p.ptf IS NOT NULL
-      LIMIT 1
-    ) p
-    CROSS JOIN LATERAL unnest(p.ptf, p.pdoc_len) WITH ORDINALITY AS u(tf, len, ord)
+    SELECT b.id, u.ord,
+           sum(b.idf * u.tf * (@bm25_k1::float8 + 1)
+               / (u.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * u.len / s.avgdl)) ORDER BY b.term) AS score
+    FROM bm25_parts b
+    CROSS JOIN LATERAL unnest(b.ptf, b.pdoc_len) WITH ORDINALITY AS u(tf, len, ord)
     CROSS JOIN visible_stats s
-    WHERE u.tf > 0
-    GROUP BY c.id, u.ord
+    WHERE b.ptf IS NOT NULL AND u.tf > 0
+    GROUP BY b.id, u.ord
   ) x
   ORDER BY x.id, x.score DESC, x.ord
 ),

@@ -55,7 +55,7 @@ BEGIN
   -- In: what they contribute now, their own lexemes and their neighbours'.
   CREATE TEMP TABLE IF NOT EXISTS bm25_new (memory_id bigint, positioned boolean,
     doc_len integer, ndoc_len integer, lexemes tsvector, nlexemes tsvector[],
-    passages tsvector[], pdoc_len integer[]) ON COMMIT DROP;
+    passages tsvector[], pdoc_len smallint[]) ON COMMIT DROP;
   TRUNCATE bm25_new;
   INSERT INTO bm25_new
   SELECT m.id, m.position IS NOT NULL, m.doc_len,
@@ -66,7 +66,7 @@ BEGIN
     -- its words, lexemes over 1,000 bytes left out.
     LEFT JOIN LATERAL (
       SELECT array_agg(v.lexemes ORDER BY b.ord) AS lexemes,
-             array_agg(coalesce((SELECT sum(cardinality(l.positions)) FROM unnest(v.lexemes) l), 0)::int ORDER BY b.ord) AS lens
+             array_agg(least(coalesce((SELECT sum(cardinality(l.positions)) FROM unnest(v.lexemes) l), 0), 32767)::smallint ORDER BY b.ord) AS lens
         FROM unnest(m.passages) WITH ORDINALITY AS b(r, ord)
        CROSS JOIN LATERAL (SELECT to_tsvector('english', coalesce(s.title, '') || E'\n'
                                            || substr(m.text, lower(b.r) + 1, upper(b.r) - lower(b.r))) AS raw) t
@@ -91,14 +91,14 @@ BEGIN
          coalesce(sum(b.doc_len) FILTER (WHERE b.positioned), 0), coalesce(sum(b.ndoc_len) FILTER (WHERE b.positioned), 0)
     FROM bm25_new b;
   -- A term's frequency in each passage of a memory with passages, 0 where it is absent.
-  CREATE TEMP TABLE IF NOT EXISTS bm25_ptf (memory_id bigint, term text, ptf integer[]) ON COMMIT DROP;
+  CREATE TEMP TABLE IF NOT EXISTS bm25_ptf (memory_id bigint, term text, ptf smallint[]) ON COMMIT DROP;
   TRUNCATE bm25_ptf;
   INSERT INTO bm25_ptf
   WITH e AS (SELECT b.memory_id, x.ord, l.lexeme AS term, cardinality(l.positions) AS tf
                FROM bm25_new b, unnest(b.passages) WITH ORDINALITY AS x(lex, ord), unnest(x.lex) l),
        k AS (SELECT DISTINCT e.memory_id, e.term FROM e),
        n AS (SELECT b.memory_id, g.ord FROM bm25_new b, generate_series(1, cardinality(b.passages)) AS g(ord))
-  SELECT k.memory_id, k.term, array_agg(coalesce(e.tf, 0) ORDER BY n.ord)
+  SELECT k.memory_id, k.term, array_agg(coalesce(e.tf, 0)::smallint ORDER BY n.ord)
     FROM k
     JOIN n ON n.memory_id = k.memory_id
     LEFT JOIN e ON e.memory_id = k.memory_id AND e.term = k.term AND e.ord = n.ord

@@ -5,14 +5,14 @@
 -- character offsets, [start, end) from the first character of the passage's first word to
 -- the last character of its last; words are runs of non-space characters. A memory of at
 -- most passage_words words has none ('{}'): it is its own passage. Only the first
--- recall.passage_max() passages are kept (about 8,000 words): the lexical lanes score a
+-- recall.passage_max() passages are kept (64, about 5,000 words): the lexical lanes score a
 -- memory by the better of its whole text and its best passage (sql/write/bm25.sql), and the
 -- pack may give the passage that matched instead of the whole memory (pack.Passages).
 -- The reference in Go: passage_test.go.
 CREATE OR REPLACE FUNCTION recall.passage_words() RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 80 $$;
 CREATE OR REPLACE FUNCTION recall.passage_max() RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 100 $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 64 $$;
 
 CREATE OR REPLACE FUNCTION recall.passage_bounds(body text) RETURNS int4range[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$

@@ -73,25 +73,25 @@ bm25_candidates AS MATERIALIZED (
     WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter))
 ),
 bm25_whole AS (
-  SELECT q.term, q.idf, q.cidf, p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned
+  SELECT q.term, q.idf, q.cidf, p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len
   FROM bm25_idf q
   CROSS JOIN visible_sets s
   CROSS JOIN LATERAL (
-    SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned FROM recall.bm25_postings p
+    SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM recall.bm25_postings p
     WHERE p.scope_key = s.scope_key AND p.term = q.term
   ) p
   WHERE q.whole
 ),
 bm25_parts AS (
-  SELECT w.memory_id AS id, w.term, w.idf, w.cidf, w.tf, w.doc_len, w.ntf, w.ndoc_len, w.positioned
+  SELECT w.memory_id AS id, w.term, w.idf, w.cidf, w.tf, w.doc_len, w.ntf, w.ndoc_len, w.positioned, w.ptf, w.pdoc_len
   FROM bm25_whole w
   WHERE (w.memory_id IN (SELECT id FROM bm25_candidates)) IS TRUE
   UNION ALL
-  SELECT c.id, q.term, q.idf, q.cidf, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned
+  SELECT c.id, q.term, q.idf, q.cidf, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len
   FROM bm25_candidates c
   CROSS JOIN bm25_idf q
   CROSS JOIN LATERAL (
-    SELECT p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned FROM recall.bm25_postings p
+    SELECT p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM recall.bm25_postings p
     WHERE p.memory_id = c.id AND p.term = q.term
     LIMIT 1
   ) p
@@ -111,20 +111,14 @@ bm25_own AS (
 bm25_passage AS (
   SELECT DISTINCT ON (x.id) x.id, x.ord::int AS ord, x.score
   FROM (
-    SELECT c.id, u.ord,
-           sum(q.idf * u.tf * (@bm25_k1::float8 + 1)
-               / (u.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * u.len / s.avgdl)) ORDER BY q.term) AS score
-    FROM bm25_own c
-    CROSS JOIN bm25_idf q
-    CROSS JOIN LATERAL (
-      SELECT p.ptf, p.pdoc_len FROM recall.bm25_postings p
-      WHERE p.memory_id = c.id AND p.term = q.term AND p.ptf IS NOT NULL
-      LIMIT 1
-    ) p
-    CROSS JOIN LATERAL unnest(p.ptf, p.pdoc_len) WITH ORDINALITY AS u(tf, len, ord)
+    SELECT b.id, u.ord,
+           sum(b.idf * u.tf * (@bm25_k1::float8 + 1)
+               / (u.tf + @bm25_k1::float8 * (1 - @bm25_b::float8 + @bm25_b::float8 * u.len / s.avgdl)) ORDER BY b.term) AS score
+    FROM bm25_parts b
+    CROSS JOIN LATERAL unnest(b.ptf, b.pdoc_len) WITH ORDINALITY AS u(tf, len, ord)
     CROSS JOIN visible_stats s
-    WHERE u.tf > 0
-    GROUP BY c.id, u.ord
+    WHERE b.ptf IS NOT NULL AND u.tf > 0
+    GROUP BY b.id, u.ord
   ) x
   ORDER BY x.id, x.score DESC, x.ord
 ),
