@@ -256,8 +256,8 @@ var (
 
 // writeHarbor writes the same batches through every engine as writer: for each scope in
 // sets, three sources ("chat0".."chat2", titled "Harbor chat N of <scope>") of eight random
-// sentences each (turns of two speakers, every fourth a note without a place, every third a
-// question), with entities (Alice Martin, Lisbon, Tokyo alias Edo) and a lives_in relation. It
+// memories each (turns of two speakers, a sentence each; every fourth a note without a place,
+// of a dozen sentences, long enough for passages; every third a question), with entities (Alice Martin, Lisbon, Tokyo alias Edo) and a lives_in relation. It
 // returns the words and names the sentences are made of and the first memory's time.
 func writeHarbor(t *testing.T, engines []*recall.Engine, r *rand.Rand, writer recall.User, sets []string) ([]string, []string, time.Time) {
 	t.Helper()
@@ -281,6 +281,11 @@ func writeHarbor(t *testing.T, engines []*recall.Engine, r *rand.Rand, writer re
 				m := recall.Memory{ID: fmt.Sprintf("%s-%d-%d", sc, round, i), Text: sentence(), OccurredStart: &at}
 				if i%4 != 3 {
 					m.Source, m.Position, m.Speaker = src, i+1, []string{"Ana", "Bo"}[i%2]
+				} else {
+					// A note of a dozen sentences, over 80 words: read as passages too.
+					for range 11 {
+						m.Text += " " + sentence()
+					}
 				}
 				if i%3 == 0 {
 					m.Text = strings.TrimSuffix(m.Text, ".") + "?"
@@ -310,8 +315,12 @@ func packLines(p *recall.Pack) []string {
 		for _, h := range it.Lanes {
 			lanes = append(lanes, fmt.Sprint(h.Rank))
 		}
-		out = append(out, fmt.Sprintf("%s %.9f #%d [%s] %s %s", it.ExternalID, math.Round(it.Score*1e9)/1e9, it.StatementRank,
-			strings.Join(lanes, " "), it.Context, ext[it.AttachedTo]))
+		passage := ""
+		if p := it.Passage; p != nil {
+			passage = fmt.Sprintf("passage %d-%d", p.Start, p.End)
+		}
+		out = append(out, fmt.Sprintf("%s %.9f #%d [%s] %s %s %s", it.ExternalID, math.Round(it.Score*1e9)/1e9, it.StatementRank,
+			strings.Join(lanes, " "), it.Context, ext[it.AttachedTo], passage))
 	}
 	return out
 }

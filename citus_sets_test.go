@@ -77,6 +77,7 @@ func TestCitusManySets(t *testing.T) {
 	tight.SetsPerText = 1
 	union := orig
 	union.SetsPerText = statement.MaxDirectSets
+	passages := 0 // items the cluster packed as a passage (the notes are long)
 	for qi := range 12 {
 		if qi == 4 { // sets on one worker read by one text over their shards' union
 			for _, e := range engines {
@@ -122,9 +123,15 @@ func TestCitusManySets(t *testing.T) {
 					if !slices.Contains(read, strings.SplitN(it.ExternalID, "-", 2)[0]) {
 						t.Fatalf("%q as %v: the cluster packed %s", q, read, it.ExternalID)
 					}
+					if it.Passage != nil {
+						passages++
+					}
 				}
 			}
 		}
+	}
+	if passages == 0 {
+		t.Fatal("no pack held a passage: the forms' passages went untested")
 	}
 	// With sets_per_text 16 the trace ran the union of the sets' shards on their worker.
 	for _, e := range engines {

@@ -91,8 +91,10 @@ func WalkSmaller[T any](items []T, cost func(T) int, cut func(T, int) (T, int), 
 	for i, it := range items {
 		n := cost(it)
 		if n > left && smaller != nil {
-			if s, ok := smaller(it); ok && cost(s) <= left {
-				it, n = s, cost(s)
+			if s, ok := smaller(it); ok {
+				if m := cost(s); m <= left {
+					it, n = s, m
+				}
 			}
 		}
 		if n <= left {

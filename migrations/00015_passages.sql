@@ -13,21 +13,25 @@
 --     by carry them, so scoring the passages reads no more rows than scoring the memories.
 
 -- +goose Up
-ALTER TABLE recall.memories ADD COLUMN passages int4range[];
-ALTER TABLE recall.bm25_postings ADD COLUMN ptf smallint[], ADD COLUMN pdoc_len smallint[];
-ALTER TABLE recall.bm25_postings DROP CONSTRAINT bm25_postings_pkey,
+-- Written to run again on a database that has it (chat_window_test.go's upFrom does).
+ALTER TABLE recall.memories ADD COLUMN IF NOT EXISTS passages int4range[];
+ALTER TABLE recall.bm25_postings ADD COLUMN IF NOT EXISTS ptf smallint[], ADD COLUMN IF NOT EXISTS pdoc_len smallint[];
+-- Two statements: Citus takes no ADD CONSTRAINT beside another subcommand.
+ALTER TABLE recall.bm25_postings DROP CONSTRAINT bm25_postings_pkey;
+ALTER TABLE recall.bm25_postings
   ADD CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term, scopes) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned, ptf, pdoc_len);
-DROP INDEX recall.bm25_postings_lookup_idx;
+DROP INDEX IF EXISTS recall.bm25_postings_lookup_idx;
 CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings (scope_key, term, impact DESC)
   INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned, ptf, pdoc_len);
-CREATE INDEX memories_unsplit_idx ON recall.memories (id) WHERE passages IS NULL;
+CREATE INDEX IF NOT EXISTS memories_unsplit_idx ON recall.memories (id) WHERE passages IS NULL;
 
 -- +goose Down
 DROP INDEX recall.memories_unsplit_idx;
 DROP INDEX recall.bm25_postings_lookup_idx;
 CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings (scope_key, term, impact DESC)
   INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned);
-ALTER TABLE recall.bm25_postings DROP CONSTRAINT bm25_postings_pkey,
+ALTER TABLE recall.bm25_postings DROP CONSTRAINT bm25_postings_pkey;
+ALTER TABLE recall.bm25_postings
   ADD CONSTRAINT bm25_postings_pkey PRIMARY KEY (memory_id, term, scopes) INCLUDE (tf, doc_len, ntf, ndoc_len, positioned);
 ALTER TABLE recall.bm25_postings DROP COLUMN ptf, DROP COLUMN pdoc_len;
 ALTER TABLE recall.memories DROP COLUMN passages;

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strings"
@@ -37,6 +38,9 @@ func TestPassagesOverHTTP(t *testing.T) {
 		if it.Text != want.Items[0].Text || (it.Passage == nil) != (want.Items[0].Passage == nil) {
 			t.Fatalf("mode %q: HTTP gave %q, Go %q", mode, it.Text, want.Items[0].Text)
 		}
+		if want := cmp.Or(recall.Passages(mode), recall.PassagesAuto); got.Passages != want {
+			t.Fatalf("mode %q: the pack says %q", mode, got.Passages)
+		}
 		if mode == "whole" {
 			if it.Passage != nil || it.Text != text {
 				t.Fatalf("whole: passage %+v, %d characters of %d", it.Passage, len(it.Text), len(text))
@@ -48,9 +52,6 @@ func TestPassagesOverHTTP(t *testing.T) {
 		}
 		if string([]rune(text)[it.Passage.Start:it.Passage.End]) != it.Text {
 			t.Fatalf("mode %q: the bounds %+v do not give the text", mode, *it.Passage)
-		}
-		if got.Passages != recall.PassagesAuto && mode != "passage" {
-			t.Fatalf("mode %q: the pack says %q", mode, got.Passages)
 		}
 	}
 	r = w.do(t, "POST", "/v1/recall", w.keys["ana"], map[string]any{"query": q, "budget": 100, "passages": "half"})

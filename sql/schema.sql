@@ -15,6 +15,10 @@
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.bm25_touched(text[],bigint[],bigint[],integer[]) RETURNS bigint[] LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
+-- FUNCTION recall.doc_length(tsvector) RETURNS integer LANGUAGE sql IMMUTABLE SET search_path=pg_catalog, pg_temp
+--   body: sql/write/lexemes.sql
+-- FUNCTION recall.doc_lexemes(text,text) RETURNS tsvector LANGUAGE sql IMMUTABLE SET search_path=pg_catalog, pg_temp
+--   body: sql/write/lexemes.sql
 -- FUNCTION recall.ensure_vector_index(integer) RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/vector_index.sql
 -- FUNCTION recall.entities_name_trigrams() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, public, pg_temp

@@ -62,16 +62,12 @@ BEGIN
          coalesce(n.len, 0), m.lexemes, coalesce(n.lexemes, '{}'), p.lexemes, p.lens
     FROM recall.memories m
     LEFT JOIN recall.sources s ON s.id = m.source_id AND s.scopes = set
-    -- Each passage read as the memory is (recall.memories_lexemes): its source's title and
-    -- its words, lexemes over 1,000 bytes left out.
+    -- Each passage read as the memory is (recall.doc_lexemes).
     LEFT JOIN LATERAL (
       SELECT array_agg(v.lexemes ORDER BY b.ord) AS lexemes,
-             array_agg(least(coalesce((SELECT sum(cardinality(l.positions)) FROM unnest(v.lexemes) l), 0), 32767)::smallint ORDER BY b.ord) AS lens
+             array_agg(least(recall.doc_length(v.lexemes), 32767)::smallint ORDER BY b.ord) AS lens
         FROM unnest(m.passages) WITH ORDINALITY AS b(r, ord)
-       CROSS JOIN LATERAL (SELECT to_tsvector('english', coalesce(s.title, '') || E'\n'
-                                           || substr(m.text, lower(b.r) + 1, upper(b.r) - lower(b.r))) AS raw) t
-       CROSS JOIN LATERAL (SELECT ts_delete(t.raw, ARRAY(SELECT l.lexeme FROM unnest(t.raw) l
-                                                         WHERE octet_length(l.lexeme) > 1000)) AS lexemes) v
+       CROSS JOIN LATERAL (SELECT recall.doc_lexemes(s.title, substr(m.text, lower(b.r) + 1, upper(b.r) - lower(b.r))) AS lexemes) v
     ) p ON cardinality(m.passages) > 0
     LEFT JOIN LATERAL (
       SELECT sum(x.doc_len)::int AS len, array_agg(x.lexemes) AS lexemes

@@ -64,6 +64,22 @@ BEGIN
 END
 $$;
 
+-- recall.doc_lexemes is how a document is read for the BM25 lane, a memory or one of its
+-- passages (sql/write/bm25.sql): the English lexemes of its source's title, a line break and
+-- its text. A lexeme over 1,000 bytes (no word of any language; a pasted hash or base64 run)
+-- is left out: its posting's index entry, beside a scope set of up to 512 bytes stored twice,
+-- would pass the 2.7 kB a btree entry may hold and fail the whole batch. recall.doc_length
+-- is its length in lexeme occurrences (stop words excluded, the same unit as tf).
+CREATE OR REPLACE FUNCTION recall.doc_lexemes(title text, body text) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+  SELECT ts_delete(v, ARRAY(SELECT l.lexeme FROM unnest(v) l WHERE octet_length(l.lexeme) > 1000))
+  FROM to_tsvector('english'::regconfig, coalesce(title, '') || E'\n' || body) AS v
+$$;
+CREATE OR REPLACE FUNCTION recall.doc_length(lexemes tsvector) RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+  SELECT coalesce(sum(cardinality(l.positions)), 0)::int FROM unnest(lexemes) l
+$$;
+
 -- A memory's lexical data, for the BM25 lane: the English lexemes of its source's title and
 -- its text, and its document length in lexeme occurrences (stop words excluded, the same unit
 -- as tf). SECURITY DEFINER: derived data is kept by the owner, whatever the writer may see;
@@ -76,12 +92,8 @@ BEGIN
   IF NEW.source_id IS NOT NULL THEN
     SELECT s.title INTO title FROM recall.sources s WHERE s.id = NEW.source_id AND s.scopes = NEW.scopes;
   END IF;
-  NEW.lexemes := to_tsvector('english', coalesce(title, '') || E'\n' || NEW.text);
-  -- A lexeme over 1,000 bytes (no word of any language; a pasted hash or base64 run) is
-  -- left out: its posting's index entry, beside a scope set of up to 512 bytes stored twice,
-  -- would pass the 2.7 kB a btree entry may hold and fail the whole batch.
-  NEW.lexemes := ts_delete(NEW.lexemes, ARRAY(SELECT l.lexeme FROM unnest(NEW.lexemes) l WHERE octet_length(l.lexeme) > 1000));
-  NEW.doc_len := coalesce((SELECT sum(cardinality(positions)) FROM unnest(NEW.lexemes)), 0);
+  NEW.lexemes := recall.doc_lexemes(title, NEW.text);
+  NEW.doc_len := recall.doc_length(NEW.lexemes);
   NEW.passages := recall.passage_bounds(NEW.text);
   RETURN NEW;
 END
