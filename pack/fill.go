@@ -50,7 +50,7 @@ func Fill(p *Pack, in Input) Result {
 			return w
 		}
 	}
-	base := Units(choosePassages(in.Ordered, in.Passages, in.Tokens), in.ContextHits)
+	base := choosePassages(Units(in.Ordered, in.ContextHits), in.Passages, in.Tokens)
 	// The altitude is decided for the budget the items get.
 	pack := func(b int) (altitudeResult, budget.Pack[Unit]) {
 		alt := applyAltitude(p.Altitude, base, walkIn(b))

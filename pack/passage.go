@@ -43,22 +43,28 @@ func asPassage(c Ranked) Ranked {
 	return c
 }
 
-// choosePassages applies mode to the candidates in merit order, before they are walked:
-// passage gives every passage, auto those that gain more than PassageGain.
-func choosePassages(cands []Ranked, mode Passages, tokens budget.TokenCounter) []Ranked {
+// choosePassages applies mode to the units' members before they are walked: passage gives
+// every passage, auto those that gain more than PassageGain. It runs after Units, so a
+// restatement is found by the whole memory's words, not by a passage's.
+func choosePassages(us []Unit, mode Passages, tokens budget.TokenCounter) []Unit {
 	if mode == PassagesWhole {
-		return cands
+		return us
 	}
-	out := make([]Ranked, len(cands))
-	for i, c := range cands {
-		out[i] = c
-		if c.Passage == nil {
-			continue
+	out := make([]Unit, len(us))
+	for i, u := range us {
+		members := u.Members
+		for j, m := range u.Members {
+			p := asPassage(m)
+			if p.Part == nil || mode != PassagesPassage && tokens.Count(m.Text) <= PassageGain*tokens.Count(p.Text) {
+				continue
+			}
+			if &members[0] == &u.Members[0] {
+				members = slices.Clone(u.Members) // the caller's units stay as they were
+			}
+			members[j] = p
 		}
-		p := asPassage(c)
-		if mode == PassagesPassage || tokens.Count(c.Text) > PassageGain*tokens.Count(p.Text) {
-			out[i] = p
-		}
+		out[i] = u
+		out[i].Members = members
 	}
 	return out
 }
