@@ -27,6 +27,7 @@ type Main struct{ cli.Env }
 func (m *Main) Run(ctx context.Context, args []string) int {
 	return cli.Run(ctx, m.Env, "aizk-eval", map[string]cli.Command{
 		"trace":   {Summary: "one recall laid open: every lane, the fused order, the pack decisions, timings", Run: m.trace},
+		"profile": {Summary: "where one recall's statement spends its time: EXPLAIN ANALYZE by WITH query, probe and lane", Run: m.profile},
 		"bench":   {Summary: "the plan study on a BEIR-format dataset: metrics, latency, significance", Run: m.bench},
 		"plans":   {Summary: "the ablation table (maximal, each lane alone, maximal minus each lane)", Run: m.plans},
 		"tune":    {Summary: "fit the fusion (rrf_k, lane weights) to a split's judged queries; writes a settings file", Run: m.tune},

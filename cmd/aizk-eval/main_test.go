@@ -252,3 +252,38 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestProfile: profile runs the statement of a question under EXPLAIN ANALYZE and prints
+// the totals, the time by lane and the steps, records no access, and refuses --runs 0.
+func TestProfile(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	e, err := recall.New(ctx, recall.Config{Pool: db.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := recall.User{ID: "u", Read: []string{"default"}, Write: []string{"default"}}
+	if _, err := e.Write(ctx, user, recall.Batch{Memories: []recall.Memory{
+		{ID: "a", Text: "Nadia Okafor kept the boats in port during the storm."},
+		{ID: "b", Text: "The ferry to Gull Island was cancelled for two days after the storm."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, db.URL("recall_owner"), "profile", "what happened during the storm?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"plan maximal", "statement: planning ", "by lane", "  bm25 ", "steps (own time", "bm25_candidates", "output_top", "rest"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("profile lacks %q:\n%s", want, out)
+		}
+	}
+	var n int
+	if err := db.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.memory_access`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the profile recorded %d accesses (%v)", n, err)
+	}
+	if _, _, code := run(t, db.URL("recall_owner"), "profile", "--runs", "0", "storm"); code != 2 {
+		t.Fatalf("--runs 0: exit %d, want 2", code)
+	}
+}

@@ -1,0 +1,55 @@
+package statement_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/statement"
+)
+
+// TestRunProfile: the profile of the maximal statement, run as the caller on the fixture,
+// names the WITH queries Postgres keeps apart with their lanes, its steps add up to the
+// execution time, and its plan is EXPLAIN's JSON.
+func TestRunProfile(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	fixture{scopes: []string{"acme"}, n: 120, seed: 3, dim: dim, base: base}.load(t, db.Runtime)
+	st, err := statement.Build(statement.Shape{Dim: dim, Fuzzy: true, Plan: statement.Maximal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := statement.Query{Text: "apple river Alice", Raw: "What did Alice Martin say about the apple river?",
+		Vector: unitVector(5, dim), Now: base.Add(400 * 24 * time.Hour)}
+	p, err := statement.RunProfile(context.Background(), db.Runtime, statement.Scopes{Read: []string{"acme"}}, st, q, statement.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PlanningMS <= 0 || p.ExecutionMS <= 0 {
+		t.Fatalf("planning %v ms, execution %v ms", p.PlanningMS, p.ExecutionMS)
+	}
+	lanes := map[string]string{}
+	var sum float64
+	for _, s := range p.Steps {
+		if s.MS < 0 {
+			t.Fatalf("step %+v has a negative time", s)
+		}
+		sum += s.MS
+		lanes[s.Name] = s.Lane
+	}
+	// MATERIALIZED in the fragments, so steps of their own whatever the planner does.
+	for name, lane := range map[string]string{"bm25_candidates": "bm25", "vector_hits": "vector", "graph_nodes": "graph", "output_top": ""} {
+		if got, ok := lanes[name]; !ok || got != lane {
+			t.Errorf("step %s: lane %q (present %v), want %q", name, got, ok, lane)
+		}
+	}
+	if sum < p.ExecutionMS-1e-6 || sum > p.ExecutionMS*1.5+1 {
+		t.Errorf("steps add up to %.3f ms, the execution took %.3f", sum, p.ExecutionMS)
+	}
+	var doc []map[string]any
+	if err := json.Unmarshal(p.Plan, &doc); err != nil || len(doc) != 1 || doc[0]["Plan"] == nil {
+		t.Fatalf("the plan is not EXPLAIN's JSON: %v", err)
+	}
+}
