@@ -30,11 +30,14 @@ type DimensionError = statement.DimensionError
 
 // ErrTimeout is wrapped by a call the server stopped at its statement timeout
 // (Settings.Timeout); ErrReadOnly by a write to a read-only database (a standby, or one
-// set read-only). A call whose context ended wraps the context's error instead
+// set read-only); ErrUnavailable by a call whose connection was lost or refused (the
+// server restarting, a backend terminated: retry in a moment; a write that failed so
+// committed nothing). A call whose context ended wraps the context's error instead
 // (context.DeadlineExceeded, context.Canceled), whatever the server answered.
 var (
-	ErrTimeout  = dberr.ErrTimeout
-	ErrReadOnly = dberr.ErrReadOnly
+	ErrTimeout     = dberr.ErrTimeout
+	ErrReadOnly    = dberr.ErrReadOnly
+	ErrUnavailable = dberr.ErrUnavailable
 )
 
 // ErrManySets is returned on a Citus cluster whose tables are distributed by a recall of a

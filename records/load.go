@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -17,7 +16,9 @@ import (
 // which stores it as one transaction. After each batch, progress (when not nil) gets the
 // lines and bytes read so far and the sum of the results. A malformed line, or a batch the
 // writer refuses, stops the load with a *LineError naming the line (for a refused batch,
-// the line of the row the refusal names); the batches before it stay written. It returns
+// the line of the row the refusal names); the batches before it stay written. Input that
+// cannot be read to its end stops the load with a *ReadError after the whole lines before
+// the failed read are written (a line the read stopped in is not parsed). It returns
 // the sum of the written batches' results and the count of non-blank lines read. The CLI's
 // `recall ingest` and the HTTP API's POST /v1/ingest both load through it.
 func Load(ctx context.Context, r io.Reader, name string, format Format, batch int, proto write.Batch,
@@ -29,9 +30,11 @@ func Load(ctx context.Context, r io.Reader, name string, format Format, batch in
 	var (
 		p     pending
 		seq   Sequencer
-		read  int64
-		lines int
-		total write.Result
+		read    int64
+		lines   int
+		total   write.Result
+		last    int // the line of the last records added to p
+		written int // the line of the last records written
 	)
 	flush := func() error {
 		if p.empty() {
@@ -48,7 +51,7 @@ func Load(ctx context.Context, r io.Reader, name string, format Format, batch in
 			return err
 		}
 		total.Add(res)
-		p = pending{}
+		p, written = pending{}, last
 		if progress != nil {
 			progress(lines, read, total)
 		}
@@ -59,6 +62,14 @@ func Load(ctx context.Context, r io.Reader, name string, format Format, batch in
 			return total, lines, err
 		}
 		b, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			// b is what came before the failure: perhaps a part of a line. The whole lines
+			// before it are written, so the caller can resume after them.
+			if ferr := flush(); ferr != nil {
+				return total, lines, ferr
+			}
+			return total, lines, &ReadError{File: name, Line: line, Written: written, Err: err}
+		}
 		read += int64(len(b))
 		if len(strings.TrimSpace(string(b))) > 0 {
 			recs, perr := Parse(b, format, name, line, Options{})
@@ -69,7 +80,7 @@ func Load(ctx context.Context, r io.Reader, name string, format Format, batch in
 				seq.Place(&rec)
 				p.add(rec)
 			}
-			lines++
+			lines, last = lines+1, line
 			if len(p.b.Memories) >= batch {
 				if err := flush(); err != nil {
 					return total, lines, err
@@ -78,9 +89,6 @@ func Load(ctx context.Context, r io.Reader, name string, format Format, batch in
 		}
 		if err == io.EOF {
 			break
-		}
-		if err != nil {
-			return total, lines, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 	}
 	return total, lines, flush()

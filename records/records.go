@@ -79,6 +79,26 @@ type LineError struct {
 
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Problem) }
 
+// ReadError is a load stopped because its input could not be read to its end (a body cut
+// at the server's limit, a connection lost): the whole lines before Line were written,
+// through Written (0: none), and the load can resume from the line after Written. The line
+// the read stopped in is not parsed: it may be cut.
+type ReadError struct {
+	File    string
+	Line    int // the line being read
+	Written int // the last line whose records were written (0: none)
+	Err     error
+}
+
+func (e *ReadError) Error() string {
+	if e.Written == 0 {
+		return fmt.Sprintf("%s:%d: reading: %v (nothing written)", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: reading: %v (written through line %d: resume from line %d)", e.File, e.Line, e.Err, e.Written, e.Written+1)
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }
+
 // Options change how lines map to rows.
 type Options struct {
 	// SpeakerField, for BEIR records: the metadata field naming the memory's speaker.

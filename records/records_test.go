@@ -1,11 +1,15 @@
 package records_test
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/recall-engine/recall/records"
@@ -155,5 +159,32 @@ func TestREADMEListsNativeFields(t *testing.T) {
 	}
 	if !strings.Contains(string(b), records.NativeFields()) {
 		t.Fatalf("README.md does not list the native fields as records.NativeFields has them:\n%s", records.NativeFields())
+	}
+}
+
+// TestLoadStopsAtAReadError: input that fails mid-line (a body cut at a limit) writes the
+// whole lines before the failure, not the part of the line it stopped in, and says which
+// line was written last.
+func TestLoadStopsAtAReadError(t *testing.T) {
+	text := `{"speaker": "Ana", "text": "one", "conversation": "c"}` + "\n\n" +
+		`{"speaker": "Ana", "text": "two", "conversation": "c"}` + "\n" +
+		`{"speaker": "Ana", "text": "three", "conversation": "c"}` + "\n" +
+		`{"speaker": "Ana", "text": "fo`
+	cut := errors.New("cut")
+	var stored []string
+	store := func(_ context.Context, b write.Batch) (write.Result, error) {
+		for _, m := range b.Memories {
+			stored = append(stored, m.Text)
+		}
+		return write.Result{Memories: len(b.Memories)}, nil
+	}
+	res, lines, err := records.Load(context.Background(), io.MultiReader(strings.NewReader(text), iotest.ErrReader(cut)),
+		"body", records.Turns, 2, write.Batch{}, store, nil)
+	var re *records.ReadError
+	if !errors.As(err, &re) || !errors.Is(err, cut) || re.Line != 5 || re.Written != 4 {
+		t.Fatalf("Load: %v (%+v), want a ReadError in line 5 written through line 4", err, re)
+	}
+	if !slices.Equal(stored, []string{"one", "two", "three"}) || res.Memories != 3 || lines != 3 {
+		t.Fatalf("stored %q (%d), %d lines", stored, res.Memories, lines)
 	}
 }

@@ -57,8 +57,11 @@ type IngestProgress struct {
 // IngestError is why an ingest stopped, with the line of the body it stopped at (0: not
 // one line's fault).
 type IngestError struct {
-	Line    int    `json:"line,omitempty"`
-	Problem string `json:"problem"`
+	Line int `json:"line,omitempty"`
+	// LastWritten, when the body could not be read to its end (cut at the server's limit, or
+	// the connection lost), is the last line whose records were written: resume after it.
+	LastWritten int    `json:"last_written,omitempty"`
+	Problem     string `json:"problem"`
 }
 
 func (s *Server) me(w http.ResponseWriter, _ *http.Request, k keys.Key) {
@@ -125,11 +128,15 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		p.write(w)
 		return
 	}
+	if r.ContentLength > s.cfg.MaxBody { // declared too long: refused before anything is written
+		tooLarge(s.cfg.MaxBody).write(w)
+		return
+	}
 	if !s.acquireWrite(w) {
 		return
 	}
 	defer s.releaseWrite()
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
+	ctx, cancel := deadline(w, r, s.cfg.WriteTimeout)
 	defer cancel()
 	proto := recall.Batch{Scopes: scopes, Duplicates: q.Get("duplicates"), DuplicateMatch: q.Get("duplicate_match")}
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -155,12 +162,17 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		info(r).err = err
 		last.Error = &IngestError{Problem: err.Error()}
 		var le *records.LineError
+		var re *records.ReadError
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &le):
 			last.Error = &IngestError{Line: le.Line, Problem: le.Problem}
-		case errors.As(err, &tooBig):
-			last.Error.Problem = fmt.Sprintf("the body passes %d bytes, the server's limit (--max-body): split the file", s.cfg.MaxBody)
+		case errors.As(err, &re):
+			last.Error = &IngestError{Line: re.Line, LastWritten: re.Written, Problem: re.Error()}
+			if errors.As(err, &tooBig) {
+				last.Error.Problem = fmt.Sprintf("the body passes %d bytes, the server's limit (--max-body), in line %d: lines through %d were written; send the rest from line %d, or split the file",
+					s.cfg.MaxBody, re.Line, re.Written, re.Written+1)
+			}
 		default:
 			if pr := problemFor(err); pr != nil {
 				last.Error.Problem = pr.Detail

@@ -3,7 +3,10 @@ package server_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -118,4 +121,91 @@ func TestIngestRoute(t *testing.T) {
 	if r := w.do(t, "POST", "/v1/ingest?scope=other", w.keys["ana"], []byte("{}")); r.status != http.StatusForbidden {
 		t.Fatalf("ingest into another's scope: %d %s", r.status, r.body)
 	}
+}
+
+// TestIngestOverTheLimit: a body declared longer than --max-body is refused with 413 before
+// anything is written; a chunked body cut by the limit ends with an error that says so and
+// names the last line written (the whole lines before the cut are), and the request log
+// labels it too-large, not internal. Sending the rest from the next line completes the load.
+func TestIngestOverTheLimit(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	alt := *w
+	const limit = 4096
+	alt.url = serveWith(t, w, server.Config{MaxBody: limit})
+	var body strings.Builder
+	var lineAt []int // each line's first byte
+	for i := range 80 {
+		lineAt = append(lineAt, body.Len())
+		body.WriteString(fmt.Sprintf(`{"id": "cut-%d", "position": %d, "speaker": "Ana", "text": "cut turn number %d of the long chat", "conversation": "cut", "date": "2024-03-01"}`+"\n", i+1, i+1, i+1))
+	}
+	countCut := func() int {
+		var n int
+		if err := w.db.Owner.QueryRow(context.Background(), `SELECT count(*) FROM recall.memories WHERE text LIKE 'cut turn number %'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Declared: Content-Length over the limit.
+	r := alt.do(t, "POST", "/v1/ingest?batch=10&scope=team", w.keys["ana"], []byte(body.String()))
+	if r.status != http.StatusRequestEntityTooLarge || r.problem(t).Type != "urn:recall:problem:too-large" || countCut() != 0 {
+		t.Fatalf("a declared %d-byte body over %d: %d %s, %d stored", body.Len(), limit, r.status, r.body, countCut())
+	}
+	// Chunked: cut by the limit while it is read.
+	r = alt.do(t, "POST", "/v1/ingest?batch=10&scope=team", w.keys["ana"], struct{ io.Reader }{strings.NewReader(body.String())})
+	last := lastProgress(t, r.body)
+	whole := 0 // the lines wholly inside the limit
+	for i, at := range lineAt {
+		if i+1 < len(lineAt) && lineAt[i+1] <= limit {
+			whole = i + 1
+		} else if at < limit {
+			break
+		}
+	}
+	e := last.Error
+	if r.status != http.StatusOK || last.Done || e == nil || e.LastWritten != whole || e.Line != whole+1 ||
+		!strings.Contains(e.Problem, "server's limit") || !strings.Contains(e.Problem, fmt.Sprintf("from line %d", whole+1)) {
+		t.Fatalf("a chunked body cut at %d bytes (%d whole lines): %d %s", limit, whole, r.status, r.body)
+	}
+	if n := countCut(); n != whole {
+		t.Fatalf("%d memories stored, want the %d whole lines", n, whole)
+	}
+	if !strings.Contains(w.log.String(), `"error":"too-large"`) {
+		t.Errorf("the request log does not label the cut too-large: %s", w.log.String())
+	}
+	// Resumed from the line after the last written, again and again: every turn once (each
+	// names its id and place: a turn without them takes its line in the body, which a
+	// resumed body numbers from 1 again).
+	from := whole
+	for tries := 0; from < len(lineAt); tries++ {
+		if tries == 5 {
+			t.Fatalf("not done after %d resumes, at line %d", tries, from)
+		}
+		r := alt.do(t, "POST", "/v1/ingest?batch=10&scope=team", w.keys["ana"], struct{ io.Reader }{strings.NewReader(body.String()[lineAt[from]:])})
+		last := lastProgress(t, r.body)
+		if last.Done {
+			break
+		}
+		if last.Error == nil || last.Error.LastWritten == 0 {
+			t.Fatalf("resumed at line %d: %d %s", from+1, r.status, r.body)
+		}
+		from += last.Error.LastWritten
+	}
+	if n := countCut(); n != len(lineAt) {
+		t.Fatalf("%d memories after resuming, want %d", n, len(lineAt))
+	}
+}
+
+// lastProgress is the last line of an ingest's answer.
+func lastProgress(t *testing.T, body []byte) server.IngestProgress {
+	t.Helper()
+	var last server.IngestProgress
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		last = server.IngestProgress{}
+		if err := json.Unmarshal(sc.Bytes(), &last); err != nil {
+			t.Fatalf("%v: %s", err, sc.Bytes())
+		}
+	}
+	return last
 }

@@ -2,13 +2,19 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
@@ -116,4 +122,142 @@ func TestReadOnlyDatabase(t *testing.T) {
 	if _, err := e.Recall(ctx, u, "a note", 100, nil); err != nil {
 		t.Fatalf("a recall on a read-only database: %v", err)
 	}
+}
+
+// TestLostConnectionIs503: a request whose database connection is lost mid-statement (its
+// backend terminated, as a restart or pg_terminate_backend does) answers 503 with
+// Retry-After and the problem type "unavailable", never 500; a write so cut stored nothing.
+func TestLostConnectionIs503(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	lock, err := w.db.Owner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx) //nolint:errcheck // released at the end
+	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	// Only a superuser (or pg_read_all_stats) sees what another role's backend waits on.
+	admin, err := pgx.ConnectConfig(ctx, testdb.AdminConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	batch := map[string]any{"memories": []any{map[string]any{"id": "cut", "text": "A memory whose connection was lost."}}}
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", "/v1/recall", map[string]any{"query": "crane", "budget": 100}},
+		{"POST", "/v1/memories", batch},
+		{"DELETE", "/v1/memories", map[string]any{"ids": []string{"team-1"}}},
+	} {
+		got := make(chan response, 1)
+		go func() { got <- w.do(t, c.method, c.path, w.keys["ana"], c.body) }()
+		// The request's backend waits on the lock: terminate it.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var n int
+			err := admin.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE datname = $1 AND usename = 'recall_runtime' AND wait_event_type = 'Lock'`, w.db.Name).Scan(&n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s %s: no backend waited on the lock", c.method, c.path)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		r := <-got
+		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" {
+			t.Errorf("%s %s with its backend terminated: %d (Retry-After %q) %s, want 503 with Retry-After 1",
+				c.method, c.path, r.status, r.header.Get("Retry-After"), r.body)
+			continue
+		}
+		if p := r.problem(t); p.Type != "urn:recall:problem:unavailable" {
+			t.Errorf("%s %s: problem %q, want unavailable", c.method, c.path, p.Type)
+		}
+	}
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := w.db.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.memories WHERE external_id = 'cut'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d memories 'cut' written: %v", n, err)
+	}
+	if err := w.db.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.memories WHERE external_id = 'team-1'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the delete cut off deleted team-1 (%d left): %v", n, err)
+	}
+	// The server answers again once the lock is gone: the pool replaced what it lost.
+	if r := w.do(t, "POST", "/v1/recall", w.keys["ana"], map[string]any{"query": "crane", "budget": 100}); r.status != http.StatusOK {
+		t.Fatalf("a recall after the cuts: %d %s", r.status, r.body)
+	}
+}
+
+// TestWriteTimeoutBoundsTheRequest: --write-timeout bounds a write from its request's
+// arrival: a batch that takes far longer to decode, embed and store than the limit is
+// answered 504 close to the limit, not once the body has been read and decoded plus the
+// limit; nothing of it is stored.
+func TestWriteTimeoutBoundsTheRequest(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	const limit = 400 * time.Millisecond
+	alt := *w
+	alt.url = serveWith(t, w, server.Config{WriteTimeout: limit})
+	var mems []any
+	text := strings.Repeat("Ana met Bob in Paris to talk about the crane project, its budget and its people. ", 4)
+	for i := range 20000 {
+		mems = append(mems, map[string]any{"id": "slow-" + strconv.Itoa(i), "text": text + strconv.Itoa(i)})
+	}
+	body, err := json.Marshal(map[string]any{"memories": mems})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := alt.do(t, "POST", "/v1/memories", w.keys["ana"], body)
+	took := time.Since(start)
+	t.Logf("a %d-byte batch answered %d after %s", len(body), r.status, took)
+	if r.status != http.StatusGatewayTimeout {
+		t.Fatalf("a %d-byte batch under a %s write timeout: %d %s, want 504", len(body), limit, r.status, r.body)
+	}
+	// One chunk of embedding or one statement's cancel past the limit, not the body's
+	// reading and decoding plus the limit (which took 4x the limit here before).
+	if took > 2*limit {
+		t.Errorf("answered after %s, more than twice the %s limit", took, limit)
+	}
+	// A slow client: the body trickles in over five times the limit. Its reading counts
+	// against the limit (it was not counted before: the answer came after the whole body).
+	start = time.Now()
+	r = alt.do(t, "POST", "/v1/memories", w.keys["ana"], &trickle{b: body[:4096], pause: 5 * limit / 64})
+	took = time.Since(start)
+	t.Logf("a body trickled over %s answered %d after %s", 5*limit, r.status, took)
+	if r.status != http.StatusGatewayTimeout || took > 2*limit {
+		t.Errorf("a body trickled over %s under a %s write timeout: %d after %s %s, want 504 within %s", 5*limit, limit, r.status, took, r.body, 2*limit)
+	}
+	var n int
+	if err := w.db.Owner.QueryRow(context.Background(), `SELECT count(*) FROM recall.memories WHERE external_id LIKE 'slow-%'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d memories of the timed-out batches stored: %v", n, err)
+	}
+}
+
+// trickle reads b in 64 pieces, pausing before each.
+type trickle struct {
+	b     []byte
+	pause time.Duration
+	sent  int
+}
+
+func (r *trickle) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(r.pause)
+	n := copy(p, r.b[:min(len(r.b), max(1, (len(r.b)+r.sent)/64+1))])
+	r.b, r.sent = r.b[n:], r.sent+n
+	return n, nil
 }

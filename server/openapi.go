@@ -42,7 +42,7 @@ var apiRoutes = []apiRoute{
 		[]int{400, 401, 413, 429, 503, 504}},
 	{"post", "/v1/memory", "The key's memories of one id, each with its neighbours in its source, its entities and their relations, its access count and last access.", true, MemoryRequest{}, MemoryResponse{},
 		[]int{400, 401, 413, 429, 503, 504}},
-	{"post", "/v1/ingest", "Load a JSONL body (native records, BEIR or conversation turns; ?format, ?scope, ?duplicates, ?duplicate_match, ?batch) as recall ingest does, answering application/x-ndjson: one IngestProgress line per batch written, the last with done or the error and its line (the batches before it stay written).", true, nil, IngestProgress{},
+	{"post", "/v1/ingest", "Load a JSONL body (native records, BEIR or conversation turns; ?format, ?scope, ?duplicates, ?duplicate_match, ?batch) as recall ingest does, answering application/x-ndjson: one IngestProgress line per batch written, the last with done or the error and its line (the batches before it stay written; a body cut at the limit names last_written, the line to resume after). A body whose declared length is over the limit is refused with 413 before anything is written.", true, nil, IngestProgress{},
 		[]int{400, 401, 403, 429}},
 	{"get", "/console/", "The console: static files (HTML, script, style) that call the routes above with the key its user types in.", false, nil, nil, nil},
 	{"post", "/mcp", "The MCP endpoint (streamable HTTP, stateless): tools recall_search, recall_trace, recall_remember, recall_forget, recall_supersede.", true, nil, nil, []int{401}},

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/recall-engine/recall"
+	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/jsoncheck"
 	"github.com/recall-engine/recall/statement"
 )
@@ -72,6 +74,7 @@ func problemFor(err error) *Problem {
 	var we *recall.WriteError
 	var de *recall.DimensionError
 	var fe *statement.FilterError
+	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &ie):
 		return problem(http.StatusBadRequest, "invalid-input", ie.Error(), FieldError{Field: ie.Field, Problem: ie.Problem, Limit: ie.Limit})
@@ -85,6 +88,12 @@ func problemFor(err error) *Problem {
 		return problem(http.StatusGatewayTimeout, "timeout", "the request took longer than the server's limit")
 	case errors.Is(err, context.Canceled):
 		return problem(statusClientClosed, "canceled", "the client went away before the answer")
+	case dberr.Unavailable(err):
+		p := problem(http.StatusServiceUnavailable, "unavailable", "the database connection was lost or refused (a restart, a terminated backend): retry; a write that failed so stored nothing")
+		p.retryAfter = 1
+		return p
+	case errors.As(err, &tooBig):
+		return tooLarge(tooBig.Limit)
 	case errors.Is(err, recall.ErrReadOnly):
 		p := problem(http.StatusServiceUnavailable, "read-only", "the database is read-only (a standby, or set read-only): writes cannot be taken now")
 		p.retryAfter = 30
@@ -107,8 +116,11 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) *Problem
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var mb *http.MaxBytesError
 	if errors.As(err, &mb) {
-		return problem(http.StatusRequestEntityTooLarge, "too-large", fmt.Sprintf("the body is over %d bytes", limit),
-			FieldError{Field: "body", Problem: "too large", Limit: int(limit)})
+		return tooLarge(limit)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return problemFor(context.DeadlineExceeded)
 	}
 	if err != nil {
 		return problem(http.StatusBadRequest, "malformed", "reading the body: "+err.Error())
@@ -130,6 +142,12 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) *Problem
 		return problem(http.StatusBadRequest, "malformed", "more than one JSON value in the body", FieldError{Field: "body", Problem: "trailing data"})
 	}
 	return nil
+}
+
+// tooLarge is the answer to a body over limit bytes.
+func tooLarge(limit int64) *Problem {
+	return problem(http.StatusRequestEntityTooLarge, "too-large", fmt.Sprintf("the body is over %d bytes", limit),
+		FieldError{Field: "body", Problem: "too large", Limit: int(limit)})
 }
 
 func jsonProblem(err error) *Problem {

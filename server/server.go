@@ -274,8 +274,14 @@ func (s *Server) recallLike(w http.ResponseWriter, r *http.Request, k keys.Key,
 // take a recall slot (or 429), run under the recall timeout, answer.
 func (s *Server) readLike(w http.ResponseWriter, r *http.Request, req any, userOf func() (recall.User, *Problem),
 	run func(context.Context, recall.User) (any, error)) {
+	ctx, cancel := deadline(w, r, s.cfg.RecallTimeout)
+	defer cancel()
 	if p := decode(w, r, s.cfg.MaxSmallBody, req); p != nil {
 		p.write(w)
+		return
+	}
+	if err := ctx.Err(); err != nil { // the body took the whole time
+		s.fail(w, r, err)
 		return
 	}
 	user, p := userOf()
@@ -287,8 +293,6 @@ func (s *Server) readLike(w http.ResponseWriter, r *http.Request, req any, userO
 		return
 	}
 	defer s.release()
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RecallTimeout)
-	defer cancel()
 	out, err := run(ctx, user)
 	if err != nil {
 		s.fail(w, r, err)
@@ -348,8 +352,14 @@ func (s *Server) summarize(w http.ResponseWriter, r *http.Request, k keys.Key) {
 // timeout, answer.
 func (s *Server) writeLike(w http.ResponseWriter, r *http.Request, k keys.Key, limit int64, req any, scopes *[]string,
 	run func(context.Context, recall.User) (any, error)) {
+	ctx, cancel := deadline(w, r, s.cfg.WriteTimeout)
+	defer cancel()
 	if p := decode(w, r, limit, req); p != nil {
 		p.write(w)
+		return
+	}
+	if err := ctx.Err(); err != nil { // the body took the whole time
+		s.fail(w, r, err)
 		return
 	}
 	user, p := writerFor(k, *scopes)
@@ -361,14 +371,24 @@ func (s *Server) writeLike(w http.ResponseWriter, r *http.Request, k keys.Key, l
 		return
 	}
 	defer s.releaseWrite()
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
-	defer cancel()
 	out, err := run(ctx, user)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// deadline is a request's context bounded by timeout from its arrival, so that reading and
+// decoding its body count against the timeout as running it does: the connection's read
+// deadline is set to the same instant (a slow upload stops there; decode answers 504), and
+// a body decoded past it is not run.
+func deadline(w http.ResponseWriter, r *http.Request, timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	if d, ok := ctx.Deadline(); ok {
+		_ = http.NewResponseController(w).SetReadDeadline(d) // not every writer can (a test recorder): the context still bounds the run
+	}
+	return ctx, cancel
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {

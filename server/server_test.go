@@ -147,6 +147,8 @@ func (w *world) do(t *testing.T, method, path, key string, body any) response {
 	case nil:
 	case []byte:
 		rd = bytes.NewReader(b)
+	case io.Reader: // sent as it reads: chunked unless net/http can size it (a *strings.Reader)
+		rd = b
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
