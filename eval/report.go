@@ -63,6 +63,7 @@ func (r *Report) Markdown(w io.Writer, command, svgName string) error {
 	if f := r.Failures(); f != "" {
 		b.WriteString("\n" + f + "\n")
 	}
+	r.stagesTable(&b)
 	r.sessionTable(&b)
 	r.groupTables(&b)
 	if svgName != "" {

@@ -114,6 +114,8 @@ type Report struct {
 	PackBudgets  []int          `json:"pack_budgets,omitempty"`
 	Plans        []PlanResult   `json:"plans"`
 	Significance []Significance `json:"significance"`
+	// Stages, when the caller logged them (StageLog), are each arm's median time by stage.
+	Stages []PlanStages `json:"stages,omitempty"`
 }
 
 // Trials of the randomization test.

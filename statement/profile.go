@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/recall-engine/recall/internal/scope"
 )
@@ -77,11 +78,52 @@ func RunProfile(ctx context.Context, pool Beginner, who Scopes, st *Statement, q
 		return Profile{}, err
 	}
 	var raw []byte
-	if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqls[0], args).Scan(&raw); err != nil {
+	if sqls[0] != st.SQL {
+		// A routed text is planned at each call, as a recall runs it.
+		if err := tx.QueryRow(ctx, explain+sqls[0], args).Scan(&raw); err != nil {
+			return Profile{}, interpretError(ctx, err)
+		}
+		return parseProfile(raw)
+	}
+	// The statement as a recall runs it: prepared, under the session's plan_cache_mode
+	// (a generic plan), so EXPLAIN shows that plan; its planning time is what a connection
+	// pays once.
+	rsql, rargs, err := args.RewriteQuery(ctx, tx.Conn(), st.SQL, nil)
+	if err != nil {
+		return Profile{}, err
+	}
+	if _, err := tx.Exec(ctx, "PREPARE recall_profile AS "+rsql); err != nil {
+		return Profile{}, interpretError(ctx, err)
+	}
+	// A prepared statement outlives the transaction: gone with it, after the rollback.
+	conn := tx.Conn()
+	defer conn.Exec(context.WithoutCancel(ctx), "DEALLOCATE recall_profile") //nolint:errcheck // the session's, like the rollback
+	defer tx.Rollback(context.WithoutCancel(ctx))                            //nolint:errcheck // read only
+	// EXECUTE takes no binds: each argument goes as a literal, the text form pgx writes
+	// for its parameter's type, which EXECUTE casts to that type.
+	desc, err := tx.Prepare(ctx, "", rsql)
+	if err != nil {
+		return Profile{}, interpretError(ctx, err)
+	}
+	lits := make([]string, len(rargs))
+	for i, a := range rargs {
+		text, err := tx.Conn().TypeMap().Encode(desc.ParamOIDs[i], pgtype.TextFormatCode, a, nil)
+		if err != nil {
+			return Profile{}, fmt.Errorf("statement: profile: argument %d: %w", i+1, err)
+		}
+		lits[i] = "NULL"
+		if text != nil {
+			lits[i] = "'" + strings.ReplaceAll(string(text), "'", "''") + "'"
+		}
+	}
+	if err := tx.QueryRow(ctx, explain+"EXECUTE recall_profile("+strings.Join(lits, ", ")+")").Scan(&raw); err != nil {
 		return Profile{}, interpretError(ctx, err)
 	}
 	return parseProfile(raw)
 }
+
+// explain prefixes the text a profile runs.
+const explain = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
 
 // parseProfile reads EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)'s output.
 func parseProfile(raw []byte) (Profile, error) {

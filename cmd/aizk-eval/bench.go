@@ -136,11 +136,13 @@ func (m *Main) study(ctx context.Context, d datasetFlags, arms []statement.Plan,
 	}
 	bar := progress.New(m.Stderr, "recalls", int64(len(queries)*(len(arms)+len(o.Baselines))*(1+len(o.PackBudgets))), false)
 	o.Progress = func(done, _ int) { bar.Set(int64(done)) }
-	rep, err := eval.Study(ctx, filepath.Base(filepath.Clean(d.dir)), queries, ds.Qrels, arms, ds.Search(d.search(e, c.Owner)), o)
+	var stages eval.StageLog
+	rep, err := eval.Study(ctx, filepath.Base(filepath.Clean(d.dir)), queries, ds.Qrels, arms, ds.Search(d.search(e, c.Owner, &stages)), o)
 	bar.Finish()
 	if err != nil {
 		return err
 	}
+	rep.Stages = stages.Medians()
 	if err := rep.Markdown(m.Stdout, command, ""); err != nil {
 		return err
 	}

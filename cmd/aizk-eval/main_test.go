@@ -286,4 +286,12 @@ func TestProfile(t *testing.T) {
 	if _, _, code := run(t, db.URL("recall_owner"), "profile", "--runs", "0", "storm"); code != 2 {
 		t.Fatalf("--runs 0: exit %d, want 2", code)
 	}
+	// One lane's plan: its steps and the shared ones, no other lane's.
+	out, errOut, code = run(t, db.URL("recall_owner"), "profile", "--plan", "bm25", "what happened during the storm?")
+	if code != 0 || !strings.Contains(out, "plan bm25 ") || !strings.Contains(out, "bm25_candidates") || strings.Contains(out, "vector_hits") || strings.Contains(out, "graph_") {
+		t.Fatalf("--plan bm25: exit %d: %s%s", code, out, errOut)
+	}
+	if _, _, code := run(t, db.URL("recall_owner"), "profile", "--plan", "nope", "storm"); code != 2 {
+		t.Fatalf("--plan nope: exit %d, want 2", code)
+	}
 }

@@ -138,7 +138,7 @@ func (m *Main) mixStudy(ctx context.Context, d datasetFlags, name string, ds *ev
 	}
 	bar := progress.New(m.Stderr, name, int64(len(queries)*len(arms)), false)
 	o.Progress = func(done, _ int) { bar.Set(int64(done)) }
-	rep, err := eval.Study(ctx, name, queries, ds.Qrels, arms, ds.Search(d.search(e, c.Owner)), o)
+	rep, err := eval.Study(ctx, name, queries, ds.Qrels, arms, ds.Search(d.search(e, c.Owner, nil)), o)
 	bar.Finish()
 	return rep, err
 }

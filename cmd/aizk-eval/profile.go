@@ -31,6 +31,7 @@ func (m *Main) profile(ctx context.Context, args []string) error {
 	queryID := fs.String("query-id", "", "with --dataset: profile this judged query")
 	runs := fs.Int("runs", 2, "run the statement this many times and show the last (the first on a connection also fills its caches)")
 	asJSON := fs.Bool("json", false, "print the profile as JSON, EXPLAIN's plan included")
+	planName := fs.String("plan", "maximal", "the lanes the statement runs: maximal, a lane, or maximal less lanes (-graph)")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: aizk-eval profile \"question\" [flags]\n"+
 			"       aizk-eval profile --dataset DIR --query-id ID [flags]\n\n"+
@@ -46,6 +47,10 @@ func (m *Main) profile(ctx context.Context, args []string) error {
 	if *runs < 1 {
 		return fmt.Errorf("%w: --runs %d: want at least 1", cli.ErrUsage, *runs)
 	}
+	plan, err := statement.ParsePlan(*planName)
+	if err != nil {
+		return fmt.Errorf("%w: --plan: %w", cli.ErrUsage, err)
+	}
 	d.visit(fs)
 	sub, err := m.traceSubject(ctx, d, *queryID, pos, recall.User{ID: "aizk-eval", Read: scopes})
 	if err != nil {
@@ -57,7 +62,7 @@ func (m *Main) profile(ctx context.Context, args []string) error {
 	defer sub.close()
 	var ex *recall.Explain
 	for range *runs {
-		if ex, err = sub.engine.Explain(ctx, sub.user, sub.question, nil); err != nil {
+		if ex, err = sub.engine.Explain(ctx, sub.user, sub.question, &recall.Options{Plan: plan}); err != nil {
 			return err
 		}
 	}

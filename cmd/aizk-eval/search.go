@@ -73,14 +73,16 @@ func (d datasetFlags) queryUser(q eval.Query) (recall.User, error) {
 }
 
 // search is the study's SearchFunc: the full recall path (no reranker configured). With
-// budget 0, a budget large enough to pack every candidate, so the pack is the ranking.
-func (d datasetFlags) search(e *recall.Engine, owner *pgxpool.Pool) eval.SearchFunc {
+// budget 0, a budget large enough to pack every candidate, so the pack is the ranking, and
+// its stages go to stages (nil: not logged).
+func (d datasetFlags) search(e *recall.Engine, owner *pgxpool.Pool, stages *eval.StageLog) eval.SearchFunc {
 	return func(ctx context.Context, q eval.Query, plan statement.Plan, budget int) ([]string, error) {
 		u, err := d.queryUser(q)
 		if err != nil {
 			return nil, err
 		}
-		if budget == 0 {
+		ranking := budget == 0
+		if ranking {
 			budget = 1_000_000
 		}
 		opts, err := d.options(q)
@@ -91,6 +93,11 @@ func (d datasetFlags) search(e *recall.Engine, owner *pgxpool.Pool) eval.SearchF
 		p, err := e.Recall(ctx, u, q.Text, budget, opts)
 		if err != nil {
 			return nil, err
+		}
+		if ranking && stages != nil {
+			t := p.Timings
+			stages.Add(plan.String(), eval.Stages{Embed: t.Embed, Entities: t.Entities, Statement: t.Statement,
+				Order: t.Order, Rerank: t.Rerank, Pack: t.Pack, Total: t.Total})
 		}
 		return carried(ctx, owner, p)
 	}
