@@ -37,7 +37,7 @@ func askFromGo(ctx context.Context) error {
 		return err
 	}
 	for _, it := range pack.Items {
-		fmt.Println(it.ExternalID, it.Provenance(), it.Text) // e.g. "m01 vector#1 bm25#1 mention#2 graph#3 ..."
+		fmt.Println(it.ExternalID, it.Provenance(), it.Text) // e.g. "m01 vector#1 bm25#1 mention#2 context#1 ..."
 	}
 	// README ends
 	return nil

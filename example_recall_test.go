@@ -35,9 +35,9 @@ func ExampleEngine_Recall() {
 	}
 	fmt.Printf("%d of %d tokens, %d omitted, %d accesses recorded\n", pack.Used, pack.Budget, len(pack.Omitted), pack.Accessed)
 	// Output:
-	// 1. m01 [vector#1 bm25#1 mention#2 graph#3 context#1] Alice Martin moved to Lisbon in March 2021 to work on the harbor project.
-	// 2. m08 [vector#2 bm25#2 mention#2 graph#3 context#2] In July 2021 Alice flew from Lisbon to Tokyo for a conference on ports.
-	// 3. m09 [vector#3 bm25#3 mention#2 graph#1 context#3] Tokyo was humid; Alice met Dan Wu at the conference dinner.
+	// 1. m01 [vector#1 bm25#1 mention#2 context#1] Alice Martin moved to Lisbon in March 2021 to work on the harbor project.
+	// 2. m08 [vector#2 bm25#2 mention#2 context#2] In July 2021 Alice flew from Lisbon to Tokyo for a conference on ports.
+	// 3. m09 [vector#3 bm25#3 mention#2 context#3] Tokyo was humid; Alice met Dan Wu at the conference dinner.
 	// 52 of 60 tokens, 6 omitted, 3 accesses recorded
 }
 
@@ -64,15 +64,14 @@ func ExampleEngine_Trace() {
 	fmt.Print(tr.Why(top))
 	fmt.Printf("packed %d, accesses recorded %d\n", len(tr.Pack.Items), tr.Pack.Accessed)
 	// Output:
-	// memory 3 (m03): fused #1, score 0.615476 = RRF 0.615476
+	// memory 3 (m03): fused #1, score 0.608333 = RRF 0.608333
 	//   vector    rank   1  score     0.3705  adds 0.016667
 	//   bm25      rank   1  score     6.7982  adds 0.233333
 	//   mention   rank   2  score     1.3122  adds 0.025000
-	//   graph     rank   5  score     0.3542  adds 0.007143
 	//   temporal  not found
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
-	//   learned order hashing-v4: score 6.3521 = +1.5231 lane_context (0.333) +0.9382 context_rel (1) +0.7272 lane_bm25 (0.333) +0.5223 cover_idf (1) +0.5067 pairs (0.75) and 20 more
+	//   learned order hashing-v4: score 6.1625 = +1.5231 lane_context (0.333) +0.9382 context_rel (1) +0.7272 lane_bm25 (0.333) +0.5223 cover_idf (1) +0.5067 pairs (0.75) and 20 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

@@ -253,7 +253,7 @@ func (e *Engine) warmConn(ctx context.Context, c *pgx.Conn) error {
 		// used cold.
 		return nil
 	}
-	st, err := e.cache.Get(statement.Shape{Dim: len(vs[0]), Fuzzy: !e.cfg.ExactEntities, Plan: statement.Maximal})
+	st, err := e.cache.Get(statement.Shape{Dim: len(vs[0]), Fuzzy: !e.cfg.ExactEntities, Plan: e.Settings().Narrow(statement.Maximal)})
 	if err != nil {
 		return fmt.Errorf("recall: warm: %w", err)
 	}

@@ -31,7 +31,8 @@ type Options struct {
 	// then (Memory.ValidFrom, ValidUntil), or superseded by then (Memory.Supersedes), are left
 	// out (zero: Now).
 	AsOf time.Time
-	// Plan narrows the lanes, for evaluation only (0: statement.Maximal).
+	// Plan narrows the lanes, for evaluation only (0: statement.Maximal). A lane whose
+	// weight is 0 is not run either way (Settings.Narrow).
 	Plan statement.Plan
 	// NoRerank skips the rerank stage.
 	NoRerank bool
@@ -239,6 +240,7 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 	if plan == 0 {
 		plan = statement.Maximal
 	}
+	plan = req.settings.Narrow(plan) // a lane of weight 0 is not run
 	if req.st, err = e.cache.Get(statement.Shape{Dim: len(em.vec), Fuzzy: !e.cfg.ExactEntities, Plan: plan}); err != nil {
 		return fmt.Errorf("recall: %w", err)
 	}

@@ -192,6 +192,7 @@ func TestGraphMatchesPowerIteration(t *testing.T) {
 	def := statement.DefaultSettings()
 	s := def
 	s.K, s.GraphK = 100, 100
+	s.Weights[statement.Graph] = 0.05 // off by default (weight 0); this test reads the lane's own order
 	// Every memory's text is "plain words": the query's "plain" makes each a bm25 hit of the
 	// same score, so the best hits are the lowest ids.
 	graphTies := 0

@@ -2,8 +2,8 @@ package statement
 
 import "strings"
 
-// Plan is the set of lanes a statement runs. Production always runs Maximal; narrower plans
-// exist for the eval plan study.
+// Plan is the set of lanes a statement runs. Production runs Maximal less the lanes of
+// weight 0 (Settings.Narrow); narrower plans exist for the eval plan study.
 type Plan uint8
 
 // Maximal runs every lane.

@@ -265,6 +265,9 @@ func (s Settings) Validate() error {
 			return &SettingError{Field: fmt.Sprintf("Weights[%d] (%s)", l, Lane(l)), Problem: fmt.Sprintf("weights.%s %v: want a finite value >= 0", Lane(l), w)}
 		}
 	}
+	if s.Lanes() == 0 {
+		return &SettingError{Field: "Weights", Problem: "every lane's weight is 0: want at least one above 0"}
+	}
 	if s.TitleFuzzyWords > s.TitleExactWords {
 		return &SettingError{Field: "TitleFuzzyWords", Problem: fmt.Sprintf("title_fuzzy_words %d: want at most title_exact_words (%d)", s.TitleFuzzyWords, s.TitleExactWords)}
 	}
@@ -272,6 +275,27 @@ func (s Settings) Validate() error {
 		return &SettingError{Field: "Timeout", Problem: fmt.Sprintf("%v: want 0 (the server's) or at least 1ms", s.Timeout)}
 	}
 	return nil
+}
+
+// Lanes is the plan of the lanes whose weight is above 0: a lane weighted 0 adds nothing to
+// the fusion, so a recall does not run it (unless it is all a plan asks for: Narrow).
+func (s Settings) Lanes() Plan {
+	var p Plan
+	for l, w := range s.Weights {
+		if w > 0 {
+			p |= Only(Lane(l))
+		}
+	}
+	return p
+}
+
+// Narrow is the plan a recall asked for plan runs: its lanes of weight above 0, or plan
+// itself when it has none (one lane studied alone at weight 0 ranks by its learned order).
+func (s Settings) Narrow(plan Plan) Plan {
+	if p := plan & s.Lanes(); p != 0 {
+		return p
+	}
+	return plan
 }
 
 // Depth is how many rows lane l returns at most.

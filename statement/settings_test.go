@@ -95,3 +95,27 @@ func TestSettingsRRF(t *testing.T) {
 		t.Fatalf("Fuse's RRF %v, want the sum of the lanes' terms", got)
 	}
 }
+
+// TestSettingsLanes: a lane of weight 0 is not run (Lanes, Narrow) unless it is all a plan
+// asks for; the defaults leave the graph lane out; weights all 0 are refused.
+func TestSettingsLanes(t *testing.T) {
+	s := statement.DefaultSettings()
+	if got := s.Narrow(statement.Maximal); got != statement.Without(statement.Graph) {
+		t.Fatalf("defaults run %s, want -graph", got)
+	}
+	if got := s.Narrow(statement.Only(statement.Graph)); got != statement.Only(statement.Graph) {
+		t.Fatalf("graph alone runs %s", got)
+	}
+	if got := s.Narrow(statement.Only(statement.Graph) | statement.Only(statement.BM25)); got != statement.Only(statement.BM25) {
+		t.Fatalf("graph+bm25 runs %s, want bm25", got)
+	}
+	s.Weights[statement.Graph], s.Weights[statement.Title] = 0.05, 0
+	if got := s.Narrow(statement.Maximal); got != statement.Without(statement.Title) {
+		t.Fatalf("graph weighted, title not: runs %s, want -title", got)
+	}
+	s.Weights = statement.Weights{}
+	var se *statement.SettingError
+	if err := s.Validate(); !errors.As(err, &se) || se.Field != "Weights" {
+		t.Fatalf("all weights 0: %v, want a SettingError on Weights", err)
+	}
+}

@@ -274,7 +274,7 @@ func TestProfile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"plan maximal", "statement: planning ", "by lane", "  bm25 ", "steps (own time", "bm25_candidates", "output_top", "rest"} {
+	for _, want := range []string{"plan -graph", "statement: planning ", "by lane", "  bm25 ", "steps (own time", "bm25_candidates", "output_top", "rest"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("profile lacks %q:\n%s", want, out)
 		}

@@ -19,8 +19,9 @@ import (
 //go:embed demo/corpus.jsonl
 var demoCorpus []byte
 
-// demoQuestions exercise every lane: names (mention, graph), a source title (title), a time
-// window (temporal), and plain words (BM25, vector).
+// demoQuestions exercise every lane the default runs: names (mention), a source title
+// (title), a time window (temporal), and plain words (BM25, vector, context). The graph lane
+// is off by default (weight 0: eval/results/graph-off.md).
 var demoQuestions = []struct {
 	q           string
 	label       string
