@@ -28,8 +28,8 @@ func Load(ctx context.Context, r io.Reader, name string, format Format, batch in
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	var (
-		p     pending
-		seq   Sequencer
+		p       pending
+		seq     Sequencer
 		read    int64
 		lines   int
 		total   write.Result
