@@ -161,9 +161,9 @@ func TestEntityProbeWaysMatchReference(t *testing.T) {
 }
 
 // TestEntityProbeChoosesByEntities: without recall.entity_probe set, a caller of at most 2,000
-// entities reads recall.entity_trigrams' postings and never the name trigram index, so names
-// of other scopes cost it nothing; one of more reads the trigram index (after the one scan
-// that counts its entities, bounded at 2,001). Both find the misspelt name.
+// entities, or 2% of the table's, reads recall.entity_trigrams' postings and never the name
+// trigram index, so names of other scopes cost it nothing; one of more reads the trigram index
+// (after the one scan that counts its entities, bounded). Both find the misspelt name.
 func TestEntityProbeChoosesByEntities(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
@@ -179,7 +179,23 @@ func TestEntityProbeChoosesByEntities(t *testing.T) {
 	for _, c := range []struct {
 		scope    string
 		postings bool
-	}{{"few", true}, {"many", false}} {
+		rows     int // recall.entities' reltuples, when set (0: ANALYZE's)
+	}{{"few", true, 0}, {"many", false, 0}, {"many", true, 150000}} {
+		if c.rows > 0 {
+			// A large table of other scopes: the bound is 2% of its rows (3,000 here), as the
+			// planner's statistics count them (set as ANALYZE would, without the rows).
+			cfg := testdb.AdminConfig(t)
+			cfg.Database = db.Name
+			admin, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = admin.Exec(ctx, `UPDATE pg_class SET reltuples = $1 WHERE oid = 'recall.entities'::regclass`, c.rows)
+			admin.Close(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 		tx := testdb.BeginAs(t, db.Runtime, []string{c.scope}, nil)
 		if _, err := tx.Exec(ctx, `SET LOCAL pg_trgm.similarity_threshold = 0.7`); err != nil {
 			t.Fatal(err)

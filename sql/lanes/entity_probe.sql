@@ -28,8 +28,12 @@
 -- visible rows are fetched. A name common in scopes the caller cannot see costs it no row
 -- visits, only the few bytes per row of the trigram index's compressed row lists
 -- (TestProbeWorkIgnoresInvisibleRows, BENCHMARKS.md), and not even those for a caller who
--- sees at most 2,000 entities (counted, up to that bound, by the empty-trigram rows of
--- recall.entity_trigrams under its read scopes): its fuzzy branch reads the postings of the
+-- sees at most 2,000 entities or 2% of all of them (pg_class.reltuples), whichever is more
+-- (counted, up to that bound, by the empty-trigram rows of recall.entity_trigrams under its
+-- read scopes). The GIN scan's work grows with every scope's rows and costs about a
+-- millisecond per mention once the table is large: LongMemEval dev's 283,000 entities, a
+-- caller of 2,147 and a question of 200 n-grams took 216 ms by the index and 20 ms by the
+-- postings, one of 26 n-grams 26 and 3 ms (eval/results/probe-bound.md). Its fuzzy branch reads the postings of the
 -- mentions' trigrams under its read scopes from recall.entity_trigrams, as
 -- recall.probe_titles does for titles (both take the candidates from the trigram_candidates
 -- template of sql/functions.tmpl, which says how they are bounded), so its work follows its
@@ -52,10 +56,13 @@ AS $$ SELECT ARRAY(SELECT s || ' ' || k FROM unnest(scopes) s CROSS JOIN unnest(
 CREATE INDEX IF NOT EXISTS entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys))
   WITH (fastupdate = off);
 
-{{define "probe_entities_by_scope"}}SELECT count(*) <= 2000 FROM (
-            SELECT 1 FROM recall.entity_trigrams t
+{{define "probe_entities_by_scope"}}SELECT count(v.one) <= b.n
+          FROM (SELECT greatest(2000, (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'recall.entities'::regclass) * 0.02)::bigint AS n) b
+          LEFT JOIN LATERAL (
+            SELECT 1 AS one FROM recall.entity_trigrams t
             WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
-            LIMIT 2001) v{{end}}{{define "probe_entities_query"}}  WITH grams AS MATERIALIZED (
+            LIMIT b.n + 1) v ON true
+          GROUP BY b.n{{end}}{{define "probe_entities_query"}}  WITH grams AS MATERIALIZED (
     SELECT DISTINCT m.mention AS g, show_trgm(m.mention) AS trg
     FROM unnest(mentions) AS m(mention)
     WHERE by_scope

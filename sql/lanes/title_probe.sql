@@ -30,7 +30,8 @@
 -- parts' posting lists hold the titles of every scope: the GIN scan steps through them to
 -- intersect them with the caller's scope entry, so its work grows with titles the caller
 -- cannot see (at a million memories, 8.8-10.6 ms for a caller of 300 titles). A caller who sees
--- at most 2,000 titles (counted, up to that bound, by the empty-trigram rows of
+-- at most 2,000 titles or 2% of all sources (pg_class.reltuples), whichever is more, as
+-- recall.probe_entities chooses (entity_probe.sql says why) (counted, up to that bound, by the empty-trigram rows of
 -- recall.title_trigrams under its read scopes; a title in several of them counts once per
 -- scope) reads recall.title_trigrams instead: the postings of the n-grams' trigrams under
 -- the caller's read scopes, read once for all n-grams, and per n-gram only the titles found
@@ -51,10 +52,13 @@ DROP INDEX IF EXISTS recall.sources_title_key_idx;
 CREATE INDEX IF NOT EXISTS sources_title_tokens_idx ON recall.sources
   USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate = off);
 
-{{define "probe_titles_by_scope"}}SELECT count(*) <= 2000 FROM (
-            SELECT 1 FROM recall.title_trigrams t
+{{define "probe_titles_by_scope"}}SELECT count(v.one) <= b.n
+          FROM (SELECT greatest(2000, (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'recall.sources'::regclass) * 0.02)::bigint AS n) b
+          LEFT JOIN LATERAL (
+            SELECT 1 AS one FROM recall.title_trigrams t
             WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
-            LIMIT 2001) v{{end}}{{define "probe_titles_query"}}  WITH words AS MATERIALIZED (
+            LIMIT b.n + 1) v ON true
+          GROUP BY b.n{{end}}{{define "probe_titles_query"}}  WITH words AS MATERIALIZED (
     SELECT k.a, ARRAY(SELECT to_tsvector('english', x) = ''::tsvector FROM unnest(k.a) WITH ORDINALITY AS u(x, o) ORDER BY o) AS stop
     FROM (SELECT string_to_array(recall.title_key(query), ' ') AS a) k
   ),
