@@ -70,6 +70,8 @@ type QueryResult struct {
 	Pack map[string]float64 `json:"pack,omitempty"`
 	// Top is the first ten ids returned.
 	Top []string `json:"top"`
+	// Ms is how long the ranking took (the recall without a pack budget), in ms.
+	Ms float64 `json:"ms"`
 	// Failed is the error of a search that failed every try: the query scored as having
 	// found nothing (its pack too, when it is the pack's search that failed).
 	Failed string `json:"failed,omitempty"`
@@ -149,7 +151,8 @@ func Study(ctx context.Context, dataset string, queries []Query, qrels map[strin
 			if err != nil {
 				return err
 			}
-			qr := QueryResult{ID: q.ID, Group: group(q, o.GroupField), Metrics: Score(ranked, qrels[q.ID]), Top: ranked[:min(10, len(ranked))]}
+			qr := QueryResult{ID: q.ID, Group: group(q, o.GroupField), Metrics: Score(ranked, qrels[q.ID]), Top: ranked[:min(10, len(ranked))],
+				Ms: float64(lat[len(lat)-1]) / float64(time.Millisecond)}
 			if o.Sessions != nil {
 				maps.Copy(qr.Metrics, o.Sessions.Score(ranked, qrels[q.ID]))
 			}
