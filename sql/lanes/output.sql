@@ -51,8 +51,12 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
                WHERE sc.summary_id = u.id ORDER BY sc.memory_id)
        END AS covers,
        CASE WHEN @graph_context::bool AND u.part = 0 THEN {{graph_context}} END AS graph_context,
-       ARRAY(SELECT e.name FROM recall.mentions mn JOIN recall.entities e ON e.id = mn.entity_id
-             WHERE mn.memory_id = u.id AND NOT mn.speaker ORDER BY e.name, e.id) AS entities,
+       -- Each name by its entity's key from the memory's mentions: a join was planned as a
+       -- scan of the visible entities for every candidate.
+       ARRAY(SELECT x.name FROM (
+               SELECT (SELECT e.name FROM recall.entities e WHERE e.id = mn.entity_id) AS name, mn.entity_id
+               FROM recall.mentions mn WHERE mn.memory_id = u.id AND NOT mn.speaker) x
+             ORDER BY x.name, x.entity_id) AS entities,
        recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz) AS holds,
        m.valid_from, m.valid_until, m.superseded_at, m.expires_at,
        lower(m.passages[u.passage]) AS passage_start, upper(m.passages[u.passage]) AS passage_end,
