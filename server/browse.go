@@ -132,11 +132,13 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		tooLarge(s.cfg.MaxBody).write(w)
 		return
 	}
-	if !s.acquireWrite(w) {
+	release, busy := s.slot(writeCall) // a stream: it answers 200 before it runs, so it takes its slot first
+	if busy != nil {
+		busy.write(w)
 		return
 	}
-	defer s.releaseWrite()
-	ctx, cancel := deadline(w, r, s.cfg.WriteTimeout)
+	defer release()
+	ctx, cancel := deadline(w, r, s.timeout(writeCall))
 	defer cancel()
 	proto := recall.Batch{Scopes: scopes, Duplicates: q.Get("duplicates"), DuplicateMatch: q.Get("duplicate_match")}
 	w.Header().Set("Content-Type", "application/x-ndjson")

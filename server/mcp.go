@@ -291,14 +291,11 @@ func (s *Server) toolRecallLike(ctx context.Context, req *mcp.CallToolRequest, i
 	if err != nil {
 		return nil, nil, err
 	}
-	if !s.tryAcquire() {
-		return nil, nil, errors.New("the server is busy: try again in a second")
-	}
-	defer s.release()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RecallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout(readCall))
 	defer cancel()
-	text, out, err := run(ctx, u, rr)
-	if err != nil {
+	var text string
+	var out any
+	if err := s.call(ctx, readCall, func(ctx context.Context) (err error) { text, out, err = run(ctx, u, rr); return err }); err != nil {
 		return nil, nil, toolError(problemFor(err))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
@@ -339,8 +336,9 @@ func (s *Server) toolSupersede(ctx context.Context, req *mcp.CallToolRequest, in
 	})
 }
 
-// toolWriteLike runs a remember, forget or supersede tool call: the key's user for scopes, the write
-// timeout; run returns the text for the model and the structured result.
+// toolWriteLike runs a remember, forget or supersede tool call: the key's user for scopes, a
+// write slot (as over HTTP), the write timeout; run returns the text for the model and the
+// structured result.
 func (s *Server) toolWriteLike(ctx context.Context, req *mcp.CallToolRequest, scopes []string,
 	run func(context.Context, recall.User) (string, any, error)) (*mcp.CallToolResult, any, error) {
 	k, err := s.keyOf(ctx, req)
@@ -351,10 +349,11 @@ func (s *Server) toolWriteLike(ctx context.Context, req *mcp.CallToolRequest, sc
 	if p != nil {
 		return nil, nil, toolError(p)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout(writeCall))
 	defer cancel()
-	text, out, err := run(ctx, u)
-	if err != nil {
+	var text string
+	var out any
+	if err := s.call(ctx, writeCall, func(ctx context.Context) (err error) { text, out, err = run(ctx, u); return err }); err != nil {
 		return nil, nil, toolError(problemFor(err))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -223,4 +224,71 @@ func resultText(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// TestMCPWritesTakeAWriteSlot: --max-concurrent-writes binds MCP's remember as it does HTTP's
+// writes: while an HTTP write holds the one write slot (blocked on a lock), a remember is
+// refused busy and stores nothing, and a search still answers; after it, the remember works.
+func TestMCPWritesTakeAWriteSlot(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	alt := *w
+	alt.url = serveWith(t, w, server.Config{MaxConcurrentWrites: 1})
+	ws, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: alt.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{w.keys["ana"]}}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ws.Close() }()
+	lock, err := w.db.Owner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx) //nolint:errcheck // released below
+	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan response, 1)
+	go func() {
+		held <- alt.do(t, "POST", "/v1/memories", w.keys["ana"], map[string]any{"memories": []any{map[string]any{"id": "http-1", "text": "Held by a lock."}}})
+	}()
+	remember := func(id string) (*mcp.CallToolResult, error) {
+		return ws.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolRemember, Arguments: map[string]any{
+			"memories": []any{map[string]any{"id": id, "text": "Ana moved the standup to Thursdays."}}}})
+	}
+	// The HTTP write holds the slot once it waits on the lock.
+	for i := 0; ; i++ {
+		var waiting int
+		if err := w.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE relation = 'recall.memories'::regclass AND NOT granted`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the HTTP write never waited on the lock")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	res, err := remember("mcp-busy")
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "writes are running") {
+		t.Fatalf("a remember while the write slot is held: %v %+v, want a busy tool error", err, res)
+	}
+	if res, err := ws.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolSearch, Arguments: map[string]any{"query": "standup"}}); err != nil || res.IsError {
+		t.Fatalf("a search while the write slot is held: %v %+v", err, res)
+	}
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-held; r.status != http.StatusOK {
+		t.Fatalf("the held HTTP write: %d %s", r.status, r.body)
+	}
+	if res, err := remember("mcp-after"); err != nil || res.IsError {
+		t.Fatalf("a remember after the slot was freed: %v %+v", err, res)
+	}
+	var n int
+	if err := w.db.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.memories WHERE external_id IN ('mcp-busy', 'mcp-after')`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d of mcp-busy and mcp-after stored (%v), want mcp-after alone", n, err)
+	}
 }

@@ -75,6 +75,9 @@ func problemFor(err error) *Problem {
 	var de *recall.DimensionError
 	var fe *statement.FilterError
 	var tooBig *http.MaxBytesError
+	if p, ok := asBusy(err); ok {
+		return p
+	}
 	switch {
 	case errors.As(err, &ie):
 		return problem(http.StatusBadRequest, "invalid-input", ie.Error(), FieldError{Field: ie.Field, Problem: ie.Problem, Limit: ie.Limit})

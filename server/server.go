@@ -2,13 +2,10 @@
 // request authenticates with an API key (package keys), and the key is the user: its scopes
 // bound what the request reads and writes; a request may narrow them, never widen them.
 //
-// Routes (GET /openapi.json describes them): POST /v1/recall, POST /v1/trace,
-// POST /v1/memories, DELETE /v1/memories, POST /v1/summarize, POST /v1/prune,
-// POST /v1/supersede, GET /v1/me, POST /v1/browse, POST /v1/memory, POST /v1/ingest, the
-// console's static files under /console/ (which call those routes with the user's key),
-// the MCP endpoint /mcp (streamable HTTP, stateless),
-// GET /healthz (the process), GET /readyz (the database and its schema), GET /metrics
-// (Prometheus). Errors are RFC 9457 problem+json.
+// Routes: the table apiRoutes (openapi.go), from which the mux (Handler) and the OpenAPI
+// document served at GET /openapi.json are both made: the /v1 API, the console's static
+// files under /console/, the MCP endpoint /mcp (streamable HTTP, stateless), /healthz,
+// /readyz and /metrics. Errors are RFC 9457 problem+json.
 package server
 
 import (
@@ -140,7 +137,9 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Handler returns the API's routes.
+// Handler returns the API's routes: one for each of apiRoutes (the table the OpenAPI document
+// is made from), with its handler from s.handlers. It panics when the two disagree (a route
+// without a handler, a handler without a route), which any test that serves catches.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	allowed := map[string][]string{} // path -> the methods its routes take
@@ -153,30 +152,24 @@ func (s *Server) Handler() http.Handler {
 		}
 		mux.Handle(pattern, s.observe(pattern, h))
 	}
-	route("POST /v1/recall", s.authed(s.recall))
-	route("POST /v1/trace", s.authed(s.trace))
-	route("POST /v1/memories", s.authed(s.write))
-	route("DELETE /v1/memories", s.authed(s.delete))
-	route("POST /v1/summarize", s.authed(s.summarize))
-	route("POST /v1/prune", s.authed(s.prune))
-	route("POST /v1/supersede", s.authed(s.supersede))
-	route("GET /v1/me", s.authed(s.me))
-	route("POST /v1/browse", s.authed(s.browse))
-	route("POST /v1/memory", s.authed(s.memory))
-	route("POST /v1/ingest", s.authed(s.ingest))
-	route("/mcp", s.mcpHandler())
-	route("GET /console/", consoleHandler())
+	hs := s.handlers()
+	for _, r := range apiRoutes {
+		key := r.Method + " " + r.Path
+		h, ok := hs[key]
+		if !ok {
+			panic("server: route " + key + " has no handler")
+		}
+		delete(hs, key)
+		if r.Path == "/mcp" { // the streamable transport also GETs and DELETEs: every method
+			route(r.Path, h)
+			continue
+		}
+		route(strings.ToUpper(r.Method)+" "+r.Path, h)
+	}
+	for key := range hs {
+		panic("server: handler " + key + " has no route in apiRoutes")
+	}
 	route("GET /console", http.RedirectHandler("/console/", http.StatusMovedPermanently))
-	route("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		_, _ = w.Write([]byte("ok\n"))
-	}))
-	route("GET /readyz", http.HandlerFunc(s.ready))
-	route("GET /metrics", s.metricsAuth(s.metrics.handler()))
-	route("GET /openapi.json", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(OpenAPI)
-	}))
 	mux.Handle("/", s.observe("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if methods, ok := allowed[r.URL.Path]; ok {
 			methods = slices.Sorted(slices.Values(methods))
@@ -187,6 +180,35 @@ func (s *Server) Handler() http.Handler {
 		problem(http.StatusNotFound, "not-found", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)).write(w)
 	})))
 	return mux
+}
+
+// handlers are the API's handlers by route, as apiRoutes names them.
+func (s *Server) handlers() map[string]http.Handler {
+	return map[string]http.Handler{
+		"post /v1/recall":     s.authed(s.recall),
+		"post /v1/trace":      s.authed(s.trace),
+		"post /v1/memories":   s.authed(s.write),
+		"delete /v1/memories": s.authed(s.delete),
+		"post /v1/summarize":  s.authed(s.summarize),
+		"post /v1/prune":      s.authed(s.prune),
+		"post /v1/supersede":  s.authed(s.supersede),
+		"get /v1/me":          s.authed(s.me),
+		"post /v1/browse":     s.authed(s.browse),
+		"post /v1/memory":     s.authed(s.memory),
+		"post /v1/ingest":     s.authed(s.ingest),
+		"post /mcp":           s.mcpHandler(),
+		"get /console/":       consoleHandler(),
+		"get /healthz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = w.Write([]byte("ok\n"))
+		}),
+		"get /readyz":  http.HandlerFunc(s.ready),
+		"get /metrics": s.metricsAuth(s.metrics.handler()),
+		"get /openapi.json": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(OpenAPI)
+		}),
+	}
 }
 
 // Serve serves on ln until ctx is done, then shuts down gracefully: it stops accepting,
@@ -274,7 +296,7 @@ func (s *Server) recallLike(w http.ResponseWriter, r *http.Request, k keys.Key,
 // take a recall slot (or 429), run under the recall timeout, answer.
 func (s *Server) readLike(w http.ResponseWriter, r *http.Request, req any, userOf func() (recall.User, *Problem),
 	run func(context.Context, recall.User) (any, error)) {
-	ctx, cancel := deadline(w, r, s.cfg.RecallTimeout)
+	ctx, cancel := deadline(w, r, s.timeout(readCall))
 	defer cancel()
 	if p := decode(w, r, s.cfg.MaxSmallBody, req); p != nil {
 		p.write(w)
@@ -289,12 +311,8 @@ func (s *Server) readLike(w http.ResponseWriter, r *http.Request, req any, userO
 		p.write(w)
 		return
 	}
-	if !s.acquire(w) {
-		return
-	}
-	defer s.release()
-	out, err := run(ctx, user)
-	if err != nil {
+	var out any
+	if err := s.call(ctx, readCall, func(ctx context.Context) (err error) { out, err = run(ctx, user); return err }); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -352,7 +370,7 @@ func (s *Server) summarize(w http.ResponseWriter, r *http.Request, k keys.Key) {
 // timeout, answer.
 func (s *Server) writeLike(w http.ResponseWriter, r *http.Request, k keys.Key, limit int64, req any, scopes *[]string,
 	run func(context.Context, recall.User) (any, error)) {
-	ctx, cancel := deadline(w, r, s.cfg.WriteTimeout)
+	ctx, cancel := deadline(w, r, s.timeout(writeCall))
 	defer cancel()
 	if p := decode(w, r, limit, req); p != nil {
 		p.write(w)
@@ -367,12 +385,8 @@ func (s *Server) writeLike(w http.ResponseWriter, r *http.Request, k keys.Key, l
 		p.write(w)
 		return
 	}
-	if !s.acquireWrite(w) {
-		return
-	}
-	defer s.releaseWrite()
-	out, err := run(ctx, user)
-	if err != nil {
+	var out any
+	if err := s.call(ctx, writeCall, func(ctx context.Context) (err error) { out, err = run(ctx, user); return err }); err != nil {
 		s.fail(w, r, err)
 		return
 	}
