@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/recall-engine/recall/server"
 )
 
@@ -86,6 +88,92 @@ func TestOneKeyCannotStarveTheRest(t *testing.T) {
 	for range 3 {
 		if r := alt.do(t, "POST", "/v1/recall", w.keys["ana"], map[string]any{"query": "crane", "budget": 50}); r.status != http.StatusOK {
 			t.Fatalf("ana's recall while bob is over his share: %d %s", r.status, r.body)
+		}
+	}
+}
+
+// TestOneKeyCannotStarveTheRestOverMCP: the same over MCP: one key's remembers held up by the
+// database take the write slots (a third is refused busy at once), another key's search is
+// answered meanwhile, and a key past its share of requests is refused (HTTP 429 key-rate,
+// before the MCP exchange) while the other key's searches go on.
+func TestOneKeyCannotStarveTheRestOverMCP(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	alt := *w
+	alt.url = serveWith(t, w, server.Config{MaxConcurrentWrites: 2, KeyRate: 0.2, KeyBurst: 6, WriteTimeout: time.Minute})
+	session := func(key string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint: alt.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{key}}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	bob, ana := session(w.keys["bob"]), session(w.keys["ana"])
+	remember := func(id string) (*mcp.CallToolResult, error) {
+		return bob.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolRemember, Arguments: map[string]any{
+			"memories": []any{map[string]any{"id": id, "text": "held up"}}}})
+	}
+	search := func(cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+		return cs.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolSearch, Arguments: map[string]any{"query": "crane", "budget": 50}})
+	}
+	lock, err := w.db.Owner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx) //nolint:errcheck // released below
+	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN SHARE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	held := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := remember(fmt.Sprintf("mcp-held-%d", i))
+			if err == nil && res.IsError {
+				err = fmt.Errorf("tool error: %v", res.Content)
+			}
+			held[i] = err
+		}()
+	}
+	for start, waiting := time.Now(), 0; waiting < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 45*time.Second {
+			t.Fatalf("after 45 s, %d of the two held remembers wait on the lock", waiting)
+		}
+		if err := w.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'recall.memories'::regclass`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, err := remember("mcp-third"); err != nil || !res.IsError {
+		t.Fatalf("a third remember while two wait: %v %+v, want a busy tool error", err, res)
+	}
+	if res, err := search(ana); err != nil || res.IsError {
+		t.Fatalf("another key's search while remembers wait: %v %+v", err, res)
+	}
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if held[0] != nil || held[1] != nil {
+		t.Fatalf("the held remembers: %v", held)
+	}
+	// bob spends what is left of his burst and more: some calls are refused; ana's go on.
+	over := 0
+	for range 12 {
+		if res, err := search(bob); err != nil || res.IsError {
+			over++
+		}
+	}
+	if over == 0 {
+		t.Fatal("12 searches on what is left of a burst of 6 were all answered")
+	}
+	for range 3 {
+		if res, err := search(ana); err != nil || res.IsError {
+			t.Fatalf("ana's search while bob is over his share: %v %+v", err, res)
 		}
 	}
 }
