@@ -266,6 +266,12 @@ var (
 	TitleKnown string
 )
 
+// Routed holds the pieces of the routed form of the statement (statement/routed.go), a Go
+// text/template executed by block name.
+//
+//go:embed citus/routed.sql
+var Routed string
+
 // Spread holds the pieces of a recall across workers (statement/spread.go), a Go
 // text/template executed by block name.
 //

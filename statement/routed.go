@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"text/template"
+
+	sqltext "github.com/recall-engine/recall/sql"
 )
 
 // The routed form of a statement, for a Citus cluster whose tables are distributed by their
@@ -40,7 +43,19 @@ const distributed = `sources|memories|entities|relations|mentions|summary_covera
 // distributed queries"), and a shard's size is not the coordinator's to read, so the routed
 // form compares the caller's memories with themselves: the exact search while they are at
 // most vector_exact_scale, the shard's HNSW index beyond.
-const memoriesReltuples = "(SELECT reltuples FROM pg_class WHERE oid = 'recall.memories'::regclass)"
+var memoriesReltuples = routedPiece("memories_reltuples", nil)
+
+// routedTmpl is sql/citus/routed.sql, parsed once.
+var routedTmpl = template.Must(template.New("routed").Parse(sqltext.Routed))
+
+// routedPiece is the block name of sql/citus/routed.sql executed with data.
+func routedPiece(name string, data any) string {
+	var b strings.Builder
+	if err := routedTmpl.ExecuteTemplate(&b, name, data); err != nil {
+		panic("statement: sql/citus/routed.sql: " + err.Error()) // the file and its data are the package's own
+	}
+	return b.String()
+}
 
 var (
 	visibleCorpusRE = regexp.MustCompile(`recall\.visible_corpus\(\) ([a-z_][a-z0-9_]*)\b`)
@@ -61,14 +76,12 @@ var sqlKeywords = map[string]bool{"where": true, "on": true, "join": true, "left
 // changes), or an error naming what it could not bind.
 func routeSQL(sql string) (string, error) {
 	sql = visibleCorpusRE.ReplaceAllString(sql, "recall.bm25_corpus $1")
-	sql = strings.ReplaceAll(sql, memoriesReltuples, "(SELECT 0::float4 AS reltuples)")
+	sql = strings.ReplaceAll(sql, memoriesReltuples, routedPiece("reltuples_routed", nil))
 	sql = strings.ReplaceAll(sql, "recall.probe_entities(", "recall.probe_entities_routed(@route::text[], ")
 	sql = strings.ReplaceAll(sql, "recall.probe_titles(", "recall.probe_titles_routed(@route::text[], ")
 	sql = vectorNearestRE.ReplaceAllStringFunc(sql, func(call string) string {
 		m := vectorNearestRE.FindStringSubmatch(call)
-		vec := "@qvec::vector(" + m[1] + ")"
-		return fmt.Sprintf("(SELECT m.id, m.embedding::vector(%[1]s) <=> %[2]s AS distance FROM recall.memories m "+
-			"WHERE vector_dims(m.embedding) = %[1]s ORDER BY 2, m.id LIMIT %[3]s)", m[1], vec, m[2])
+		return routedPiece("vector_nearest_routed", struct{ Dim, K string }{m[1], m[2]})
 	})
 	var bad string
 	sql = tableRefRE.ReplaceAllStringFunc(sql, func(ref string) string {
@@ -77,7 +90,7 @@ func routeSQL(sql string) (string, error) {
 			bad = ref
 			return ref
 		}
-		return fmt.Sprintf("%s (SELECT * FROM recall.%s WHERE scopes = @route::text[]) %s", m[1], m[2], m[3])
+		return m[1] + " " + routedPiece("bound_table", struct{ Table string }{m[2]}) + " " + m[3]
 	})
 	if bad != "" {
 		return "", fmt.Errorf("statement: routing: %q reads a table without an alias", bad)

@@ -1,6 +1,8 @@
 package house
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -133,6 +135,41 @@ func TestDocLinks(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(root, p)); err != nil {
 				t.Errorf("%s: names %s, which does not exist", doc, p)
+			}
+		}
+	}
+}
+
+// commentPathRE is a repository file as a Go comment names one: folders and a file with an
+// extension of fileExts ("sql/lanes/fusion.sql", "docs/STATEMENT.md").
+var commentPathRE = regexp.MustCompile(`\b[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)+\.(go|sql|md|sh|json|tmpl|yml)\b`)
+
+// TestCommentPaths: every repository file a Go comment names exists (a path under one of the
+// repository's top-level entries), as TestDocLinks holds the docs to it.
+func TestCommentPaths(t *testing.T) {
+	t.Parallel()
+	top := topLevel(t)
+	fset := token.NewFileSet()
+	for _, f := range tracked(t) {
+		if !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, filepath.Join(root, f), nil, parser.ParseComments)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			t.Fatal(err)
+		}
+		for _, cg := range file.Comments {
+			for _, p := range commentPathRE.FindAllString(cg.Text(), -1) {
+				first, _, _ := strings.Cut(p, "/")
+				if !top[first] || examplePaths[p] {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+					t.Errorf("%s: a comment names %s, which does not exist", fset.Position(cg.Pos()), p)
+				}
 			}
 		}
 	}

@@ -82,15 +82,36 @@ func TestSizes(t *testing.T) {
 	}
 }
 
-// sqlRE finds SQL in a Go string literal: a statement keyword at its start.
-var sqlRE = regexp.MustCompile("^[`\"]\\s*(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP|SET|ANALYZE|GRANT|REVOKE|TRUNCATE|COPY|VACUUM)\\s+[A-Za-z(@*]")
+// sqlRE finds SQL in a Go string literal: a statement keyword at its start, after any
+// opening parentheses (a subquery: "(SELECT ...").
+var sqlRE = regexp.MustCompile("^[`\"][\\s(]*(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP|SET|ANALYZE|GRANT|REVOKE|TRUNCATE|COPY|VACUUM|EXPLAIN|PREPARE|EXECUTE|DEALLOCATE|LOCK|BEGIN|COMMIT|ROLLBACK)\\s+[A-Za-z(@*]")
 
 // sqlWriters are the Go files that write SQL text rather than run their own: each with why.
 var sqlWriters = map[string]string{
 	"statement/build.go":   "the statement builder joins the fragments of sql/lanes/ into one WITH RECURSIVE statement",
 	"migrations/schema.go": "it writes sql/schema.sql, the schema as a document for readers: SQL text never executed",
 	"sql/functions.go":     "package sqltext itself",
+	"statement/profile.go": "the profile writes EXPLAIN EXECUTE of the statement prepared, its arguments as literals (EXECUTE takes no binds)",
 	"sql/sql.go":           "package sqltext itself",
+}
+
+// TestSQLPattern: what sqlRE takes for SQL and what it leaves.
+func TestSQLPattern(t *testing.T) {
+	t.Parallel()
+	for lit, want := range map[string]bool{
+		"`SELECT id FROM recall.memories`":     true,
+		"\"(SELECT count(*) FROM x)\"":         true,
+		"\"( (WITH a AS (SELECT 1) SELECT *)\"": true,
+		"`EXPLAIN (ANALYZE) SELECT 1`":          true,
+		"\"DEALLOCATE recall_profile\"":        true,
+		"\"Select a lane\"":                    false,
+		"\"(see the select below)\"":           false,
+		"\"SELECTED items\"":                   false,
+	} {
+		if got := sqlRE.MatchString(lit); got != want {
+			t.Errorf("sqlRE on %s: %v, want %v", lit, got, want)
+		}
+	}
 }
 
 // TestNoSQLInGo: SQL lives in .sql files under sql/ and migrations/, embedded by package

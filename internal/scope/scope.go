@@ -1,6 +1,6 @@
 // Package scope validates scope sets and applies a caller's scopes to a transaction. Every
 // transaction the engine runs as a caller starts with Apply: row-level security reads the
-// scopes it sets (see migrations/00003_row_security.sql for the rule).
+// scopes it sets (migrations/00001_baseline.sql writes the policies; docs/SECURITY.md says the rule).
 package scope
 
 import (
