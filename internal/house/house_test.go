@@ -99,14 +99,14 @@ var sqlWriters = map[string]string{
 func TestSQLPattern(t *testing.T) {
 	t.Parallel()
 	for lit, want := range map[string]bool{
-		"`SELECT id FROM recall.memories`":     true,
-		"\"(SELECT count(*) FROM x)\"":         true,
+		"`SELECT id FROM recall.memories`":      true,
+		"\"(SELECT count(*) FROM x)\"":          true,
 		"\"( (WITH a AS (SELECT 1) SELECT *)\"": true,
 		"`EXPLAIN (ANALYZE) SELECT 1`":          true,
-		"\"DEALLOCATE recall_profile\"":        true,
-		"\"Select a lane\"":                    false,
-		"\"(see the select below)\"":           false,
-		"\"SELECTED items\"":                   false,
+		"\"DEALLOCATE recall_profile\"":         true,
+		"\"Select a lane\"":                     false,
+		"\"(see the select below)\"":            false,
+		"\"SELECTED items\"":                    false,
 	} {
 		if got := sqlRE.MatchString(lit); got != want {
 			t.Errorf("sqlRE on %s: %v, want %v", lit, got, want)
