@@ -57,7 +57,7 @@ CREATE INDEX IF NOT EXISTS entities_key_tokens_idx ON recall.entities USING gin 
   WITH (fastupdate = off);
 
 {{define "probe_entities_by_scope"}}SELECT count(v.one) <= b.n
-          FROM (SELECT greatest(2000, (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'recall.entities'::regclass) * 0.02)::bigint AS n) b
+          FROM (SELECT greatest(2000, (SELECT c.reltuples FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'recall' AND c.relname = 'entities') * 0.02)::bigint AS n) b
           LEFT JOIN LATERAL (
             SELECT 1 AS one FROM recall.entity_trigrams t
             WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''

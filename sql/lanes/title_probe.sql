@@ -53,7 +53,7 @@ CREATE INDEX IF NOT EXISTS sources_title_tokens_idx ON recall.sources
   USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate = off);
 
 {{define "probe_titles_by_scope"}}SELECT count(v.one) <= b.n
-          FROM (SELECT greatest(2000, (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'recall.sources'::regclass) * 0.02)::bigint AS n) b
+          FROM (SELECT greatest(2000, (SELECT c.reltuples FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'recall' AND c.relname = 'sources') * 0.02)::bigint AS n) b
           LEFT JOIN LATERAL (
             SELECT 1 AS one FROM recall.title_trigrams t
             WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
