@@ -142,7 +142,7 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	if trace {
 		name = "recall.trace"
 	}
-	ctx, span := telemetry.Start(ctx, name, attribute.Int("recall.budget", budgetTokens))
+	ctx, span := telemetry.Start(ctx, name, attribute.Int("recall.budget", budgetTokens), telemetry.MemoryOp(telemetry.OpSearchMemory))
 	defer func() { telemetry.End(span, err) }()
 	r := &run{pack: &Pack{Query: query, Budget: budgetTokens}, keepStale: trace || opts.MarkStale, markStale: opts.MarkStale}
 	if w, _ := e.profileWarn.Load().(string); w != "" {
@@ -165,7 +165,7 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 	}
 	r.pack.Timings.Total = time.Since(start)
 	r.pack.Normalize()
-	span.SetAttributes(attribute.Int("recall.candidates", len(r.all)), attribute.Int("recall.items", len(r.pack.Items)),
+	span.SetAttributes(attribute.Int("recall.candidates", len(r.all)), attribute.Int("recall.items", len(r.pack.Items)), telemetry.MemoryRecords(len(r.pack.Items)),
 		attribute.Int("recall.used_tokens", r.pack.Used), attribute.String("recall.served_by", string(r.pack.ServedBy)),
 		attribute.Int("recall.warnings", len(r.pack.Warnings)))
 	return r, nil

@@ -50,7 +50,8 @@ const (
 // Write stores b as user in one transaction (package write says how): all of it lands or
 // none of it does, and a bad row is refused before anything is written with a *WriteError.
 func (e *Engine) Write(ctx context.Context, user User, b Batch) (_ WriteResult, err error) {
-	ctx, span := telemetry.Start(ctx, "recall.write", attribute.Int("recall.batch.memories", len(b.Memories)),
+	ctx, span := telemetry.Start(ctx, "recall.write", telemetry.MemoryOp(telemetry.OpUpsertMemory), telemetry.MemoryRecords(len(b.Memories)),
+		attribute.Int("recall.batch.memories", len(b.Memories)),
 		attribute.Int("recall.batch.sources", len(b.Sources)), attribute.Int("recall.batch.entities", len(b.Entities)),
 		attribute.Int("recall.batch.relations", len(b.Relations)))
 	defer func() { telemetry.End(span, err) }()
@@ -77,7 +78,8 @@ func (e *Engine) Write(ctx context.Context, user User, b Batch) (_ WriteResult, 
 // the named memories were deleted; an id that is empty,
 // too long, invalid UTF-8 or holds a NUL byte is refused with a *WriteError ("ids[2].id").
 func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []string) (_ int, err error) {
-	ctx, span := telemetry.Start(ctx, "recall.delete", attribute.Int("recall.ids", len(ids)))
+	ctx, span := telemetry.Start(ctx, "recall.delete", attribute.Int("recall.ids", len(ids)),
+		telemetry.MemoryOp(telemetry.OpDeleteMemory), telemetry.MemoryRecords(len(ids)))
 	defer func() { telemetry.End(span, err) }()
 	who, err := user.check()
 	if err != nil {
@@ -96,7 +98,7 @@ func (e *Engine) Delete(ctx context.Context, user User, scopes []string, ids []s
 // returns how many. Recall leaves expired memories out from the moment they expire; Prune
 // frees their space.
 func (e *Engine) Prune(ctx context.Context, user User, scopes []string, now time.Time) (_ int, err error) {
-	ctx, span := telemetry.Start(ctx, "recall.prune")
+	ctx, span := telemetry.Start(ctx, "recall.prune", telemetry.MemoryOp(telemetry.OpDeleteMemory))
 	defer func() { telemetry.End(span, err) }()
 	who, err := user.check()
 	if err != nil {
@@ -106,7 +108,7 @@ func (e *Engine) Prune(ctx context.Context, user User, scopes []string, now time
 		now = e.cfg.Now()
 	}
 	n, err := e.writer.Prune(ctx, who.read, who.write, scopes, now)
-	span.SetAttributes(attribute.Int("recall.deleted", n))
+	span.SetAttributes(attribute.Int("recall.deleted", n), telemetry.MemoryRecords(n))
 	if err == nil && n > 0 {
 		e.noteWrite(ctx, user)
 	}
@@ -120,7 +122,8 @@ func (e *Engine) Prune(ctx context.Context, user User, scopes []string, now time
 // (Options.AsOf asks about a time before). An id that is not a memory of the scope set the
 // user sees is refused with a *WriteError naming the field.
 func (e *Engine) Supersede(ctx context.Context, user User, scopes []string, by string, olds []string, at *time.Time) (_ int, err error) {
-	ctx, span := telemetry.Start(ctx, "recall.supersede", attribute.Int("recall.ids", len(olds)))
+	ctx, span := telemetry.Start(ctx, "recall.supersede", attribute.Int("recall.ids", len(olds)),
+		telemetry.MemoryOp(telemetry.OpUpdateMemory), telemetry.MemoryRecords(len(olds)))
 	defer func() { telemetry.End(span, err) }()
 	who, err := user.check()
 	if err != nil {

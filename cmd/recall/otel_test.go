@@ -150,6 +150,12 @@ func TestTracing(t *testing.T) {
 	if !bytes.Equal(recallSpan.ParentSpanId, root.SpanId) || attr(recallSpan, "recall.budget") != "500" || attr(recallSpan, "recall.items") == "0" {
 		t.Fatalf("recall span: parent %x (request %x), budget %q, items %q", recallSpan.ParentSpanId, root.SpanId, attr(recallSpan, "recall.budget"), attr(recallSpan, "recall.items"))
 	}
+	// The generative-AI conventions' names beside recall's: a search of memory that returned
+	// the packed items.
+	if attr(recallSpan, "gen_ai.operation.name") != "search_memory" || attr(recallSpan, "gen_ai.memory.record.count") != attr(recallSpan, "recall.items") {
+		t.Errorf("recall span: gen_ai.operation.name %q, gen_ai.memory.record.count %q (items %q)",
+			attr(recallSpan, "gen_ai.operation.name"), attr(recallSpan, "gen_ai.memory.record.count"), attr(recallSpan, "recall.items"))
+	}
 	for _, n := range want[2:] {
 		if !bytes.Equal(byName[n].ParentSpanId, recallSpan.SpanId) {
 			t.Errorf("%s is not a child of the recall span", n)
@@ -183,19 +189,16 @@ func TestTracing(t *testing.T) {
 	if attr(tool, "gen_ai.tool.name") != "recall_search" || !hasChild(rec.trace(mid), tool, "recall") {
 		t.Errorf("tool span: tool %q, children %v", attr(tool, "gen_ai.tool.name"), names(rec.trace(mid)))
 	}
-	// The write, a trace of its own.
-	var write *tracepb.Span
-	for deadline := time.Now().Add(10 * time.Second); write == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		rec.mu.Lock()
-		for _, s := range rec.spans {
-			if s.Name == "recall.write" {
-				write = s
-			}
-		}
-		rec.mu.Unlock()
-	}
-	if write == nil || attr(write, "recall.batch.memories") != "2" || attr(write, "recall.written.memories") != "2" {
+	// The write, a trace of its own: an upsert of two memory records; a supersede, an update
+	// of one.
+	write := anySpan(rec, "recall.write")
+	if write == nil || attr(write, "recall.batch.memories") != "2" || attr(write, "recall.written.memories") != "2" ||
+		attr(write, "gen_ai.operation.name") != "upsert_memory" || attr(write, "gen_ai.memory.record.count") != "2" {
 		t.Fatalf("write span %v", write)
+	}
+	srv.post(t, "/v1/supersede", `{"by": "m1", "supersedes": ["m2"]}`, nil)
+	if sup := anySpan(rec, "recall.supersede"); sup == nil || attr(sup, "gen_ai.operation.name") != "update_memory" || attr(sup, "gen_ai.memory.record.count") != "1" {
+		t.Fatalf("supersede span %v", sup)
 	}
 	if rec.received(secret) || rec.received("harbor canteen") {
 		t.Fatal("an exported span holds the user's text")
@@ -203,6 +206,22 @@ func TestTracing(t *testing.T) {
 	if !strings.Contains(srv.logs.String(), `"trace_id":"`+traceID+`"`) {
 		t.Errorf("the request's log line does not name its trace:\n%s", srv.logs.String())
 	}
+}
+
+// anySpan waits (10 s at most) for a span named name in any trace, and returns it (nil when
+// none came).
+func anySpan(rec *otlpReceiver, name string) *tracepb.Span {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		rec.mu.Lock()
+		for _, s := range rec.spans {
+			if s.Name == name {
+				rec.mu.Unlock()
+				return s
+			}
+		}
+		rec.mu.Unlock()
+	}
+	return nil
 }
 
 func names(spans []*tracepb.Span) []string {
