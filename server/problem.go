@@ -62,13 +62,15 @@ func errorKind(err error) string {
 	return strings.TrimPrefix(problemFor(err).Type, problemPrefix)
 }
 
-// problemFor maps an engine error to a problem: bad input is 400 with the field named, a
-// deadline 504, a schema out of date 503, a read across scope sets on Citus 501, anything
-// else 500 (its text is logged, not sent).
 // statusClientClosed answers a request whose client went away before the answer (nginx's
 // 499: no client reads it; logs and metrics tell it from a timeout).
 const statusClientClosed = 499
 
+// problemFor maps an engine error to a problem: bad input is 400 with the field named, a
+// call refused for want of a slot 429, a body over its limit 413, a deadline 504, a
+// connection to the database lost or refused, a read-only database or a schema out of date
+// 503 (with Retry-After), a read across scope sets on Citus 501, anything else 500 (its text
+// is logged, not sent).
 func problemFor(err error) *Problem {
 	var ie *recall.InputError
 	var we *recall.WriteError
