@@ -92,22 +92,19 @@ func RunProfile(ctx context.Context, pool Beginner, who Scopes, st *Statement, q
 	if err != nil {
 		return Profile{}, err
 	}
-	if _, err := tx.Exec(ctx, "PREPARE recall_profile AS "+rsql); err != nil {
-		return Profile{}, interpretError(ctx, err)
-	}
-	// A prepared statement outlives the transaction: gone with it, after the rollback.
+	// Prepared by name, the statement is one EXECUTE may run, and its description gives each
+	// parameter's type. A prepared statement outlives the transaction: closed on the way out.
 	conn := tx.Conn()
-	defer conn.Exec(context.WithoutCancel(ctx), "DEALLOCATE recall_profile") //nolint:errcheck // the session's, like the rollback
-	defer tx.Rollback(context.WithoutCancel(ctx))                            //nolint:errcheck // read only
-	// EXECUTE takes no binds: each argument goes as a literal, the text form pgx writes
-	// for its parameter's type, which EXECUTE casts to that type.
-	desc, err := tx.Prepare(ctx, "", rsql)
+	desc, err := conn.Prepare(ctx, profileStatement, rsql)
 	if err != nil {
 		return Profile{}, interpretError(ctx, err)
 	}
+	defer conn.Deallocate(context.WithoutCancel(ctx), profileStatement) //nolint:errcheck // the session's, like the rollback
+	// EXECUTE takes no binds: each argument goes as a literal, the text form pgx writes
+	// for its parameter's type, which EXECUTE casts to that type.
 	lits := make([]string, len(rargs))
 	for i, a := range rargs {
-		text, err := tx.Conn().TypeMap().Encode(desc.ParamOIDs[i], pgtype.TextFormatCode, a, nil)
+		text, err := conn.TypeMap().Encode(desc.ParamOIDs[i], pgtype.TextFormatCode, a, nil)
 		if err != nil {
 			return Profile{}, fmt.Errorf("statement: profile: argument %d: %w", i+1, err)
 		}
@@ -116,14 +113,17 @@ func RunProfile(ctx context.Context, pool Beginner, who Scopes, st *Statement, q
 			lits[i] = "'" + strings.ReplaceAll(string(text), "'", "''") + "'"
 		}
 	}
-	if err := tx.QueryRow(ctx, explain+"EXECUTE recall_profile("+strings.Join(lits, ", ")+")").Scan(&raw); err != nil {
+	if err := tx.QueryRow(ctx, explain+"EXECUTE "+profileStatement+"("+strings.Join(lits, ", ")+")").Scan(&raw); err != nil {
 		return Profile{}, interpretError(ctx, err)
 	}
 	return parseProfile(raw)
 }
 
-// explain prefixes the text a profile runs.
-const explain = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
+// explain prefixes the text a profile runs; profileStatement names the statement it prepares.
+const (
+	explain          = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
+	profileStatement = "recall_profile"
+)
 
 // parseProfile reads EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)'s output.
 func parseProfile(raw []byte) (Profile, error) {
