@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/cli"
@@ -19,15 +18,7 @@ func (m *Main) profile(ctx context.Context, args []string) error {
 	fs := m.Flags("profile")
 	var d datasetFlags
 	m.datasetFlags(fs, &d)
-	var scopes []string
-	fs.Func("scope", "scope to read (repeat or comma-separate; default: default, or the dataset's)", func(v string) error {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				scopes = append(scopes, s)
-			}
-		}
-		return nil
-	})
+	scopes := scopesFlag(fs)
 	queryID := fs.String("query-id", "", "with --dataset: profile this judged query")
 	runs := fs.Int("runs", 2, "run the statement this many times and show the last (the first on a connection also fills its caches)")
 	asJSON := fs.Bool("json", false, "print the profile as JSON, EXPLAIN's plan included")
@@ -52,7 +43,7 @@ func (m *Main) profile(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: --plan: %w", cli.ErrUsage, err)
 	}
 	d.visit(fs)
-	sub, err := m.traceSubject(ctx, d, *queryID, pos, recall.User{ID: "aizk-eval", Read: scopes})
+	sub, err := m.traceSubject(ctx, d, *queryID, pos, recall.User{ID: "aizk-eval", Read: *scopes})
 	if err != nil {
 		if errors.Is(err, cli.ErrUsage) {
 			fs.Usage()

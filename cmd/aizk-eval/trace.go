@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -22,15 +23,7 @@ func (m *Main) trace(ctx context.Context, args []string) error {
 	fs := m.Flags("trace")
 	var d datasetFlags
 	m.datasetFlags(fs, &d)
-	var scopes []string
-	fs.Func("scope", "scope to read (repeat or comma-separate; default: default, or the dataset's)", func(v string) error {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				scopes = append(scopes, s)
-			}
-		}
-		return nil
-	})
+	scopes := scopesFlag(fs)
 	budget := fs.Int("budget", recall.DefaultBudget, "token budget")
 	label := fs.String("label", "", "the asking speaker's name")
 	asJSON := fs.Bool("json", false, "print the trace as JSON")
@@ -50,7 +43,7 @@ func (m *Main) trace(ctx context.Context, args []string) error {
 		return err
 	}
 	d.visit(fs)
-	sub, err := m.traceSubject(ctx, d, *queryID, pos, recall.User{ID: "aizk-eval", Read: scopes, Label: *label})
+	sub, err := m.traceSubject(ctx, d, *queryID, pos, recall.User{ID: "aizk-eval", Read: *scopes, Label: *label})
 	if err != nil {
 		if errors.Is(err, cli.ErrUsage) {
 			fs.Usage()
@@ -302,4 +295,19 @@ func traceJSON(tr *recall.Trace) any {
 		"question": tr.Pack.Query, "search_text": tr.SearchText, "plan": tr.Shape.Plan.String(), "dim": tr.Shape.Dim,
 		"k": tr.K, "lanes": lanes, "candidates": cands, "pack": tr.Pack, "left_out": append([]recall.LeftOut{}, tr.Left...),
 	}
+}
+
+// scopesFlag declares --scope on fs (repeatable, comma-separated) and returns where the
+// scopes read go: trace's and profile's caller.
+func scopesFlag(fs *flag.FlagSet) *[]string {
+	var scopes []string
+	fs.Func("scope", "scope to read (repeat or comma-separate; default: default, or the dataset's)", func(v string) error {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				scopes = append(scopes, s)
+			}
+		}
+		return nil
+	})
+	return &scopes
 }
