@@ -26,14 +26,7 @@ func TestOneKeyCannotStarveTheRest(t *testing.T) {
 
 	// Hold the memories against writes (reads go on): two writes wait, the third is turned
 	// away at once, and a recall by another key is answered meanwhile.
-	lock, err := w.db.Owner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback(ctx) //nolint:errcheck // released below
-	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN SHARE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	lock := lockMemories(t, w, "SHARE")
 	var wg sync.WaitGroup
 	statuses := make([]int, 2)
 	for i := range 2 {
@@ -44,16 +37,8 @@ func TestOneKeyCannotStarveTheRest(t *testing.T) {
 			statuses[i] = alt.do(t, "POST", "/v1/memories", w.keys["bob"], body).status
 		}()
 	}
-	// On a loaded machine the two writes can take seconds to reach the lock: wait for both
-	// (well inside the write timeout), so the third finds both slots taken.
-	for start, waiting := time.Now(), 0; waiting < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > 45*time.Second {
-			t.Fatalf("after 45 s, %d of the two held writes wait on the lock", waiting)
-		}
-		if err := w.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'recall.memories'::regclass`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Both writes wait on the lock, so the third finds both slots taken.
+	waitOnMemories(t, w, 2)
 	r := alt.do(t, "POST", "/v1/memories", w.keys["bob"], map[string]any{"memories": []any{map[string]any{"id": "third", "text": "x"}}})
 	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
 		t.Fatalf("a third write while two wait: %d %s", r.status, r.body)
@@ -102,16 +87,7 @@ func TestOneKeyCannotStarveTheRestOverMCP(t *testing.T) {
 	ctx := context.Background()
 	alt := *w
 	alt.url = serveWith(t, w, server.Config{MaxConcurrentWrites: 2, KeyRate: 0.2, KeyBurst: 6, WriteTimeout: time.Minute})
-	session := func(key string) *mcp.ClientSession {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-			Endpoint: alt.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{key}}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cs.Close() })
-		return cs
-	}
-	bob, ana := session(w.keys["bob"]), session(w.keys["ana"])
+	bob, ana := mcpSessionAt(t, alt.url, w.keys["bob"]), mcpSessionAt(t, alt.url, w.keys["ana"])
 	remember := func(id string) (*mcp.CallToolResult, error) {
 		return bob.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolRemember, Arguments: map[string]any{
 			"memories": []any{map[string]any{"id": id, "text": "held up"}}}})
@@ -119,14 +95,7 @@ func TestOneKeyCannotStarveTheRestOverMCP(t *testing.T) {
 	search := func(cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
 		return cs.CallTool(ctx, &mcp.CallToolParams{Name: server.ToolSearch, Arguments: map[string]any{"query": "crane", "budget": 50}})
 	}
-	lock, err := w.db.Owner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback(ctx) //nolint:errcheck // released below
-	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN SHARE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	lock := lockMemories(t, w, "SHARE")
 	var wg sync.WaitGroup
 	held := make([]error, 2)
 	for i := range 2 {
@@ -140,14 +109,7 @@ func TestOneKeyCannotStarveTheRestOverMCP(t *testing.T) {
 			held[i] = err
 		}()
 	}
-	for start, waiting := time.Now(), 0; waiting < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > 45*time.Second {
-			t.Fatalf("after 45 s, %d of the two held remembers wait on the lock", waiting)
-		}
-		if err := w.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'recall.memories'::regclass`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-	}
+	waitOnMemories(t, w, 2)
 	if res, err := remember("mcp-third"); err != nil || !res.IsError {
 		t.Fatalf("a third remember while two wait: %v %+v, want a busy tool error", err, res)
 	}

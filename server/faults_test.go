@@ -56,14 +56,7 @@ func TestCancelledStatementsAre504(t *testing.T) {
 	ctx := context.Background()
 	alt := *w
 	alt.url = serveWith(t, w, server.Config{WriteTimeout: 200 * time.Millisecond, RecallTimeout: 200 * time.Millisecond})
-	lock, err := w.db.Owner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback(ctx) //nolint:errcheck // released at the end
-	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	lock := lockMemories(t, w, "ACCESS EXCLUSIVE")
 	batch := map[string]any{"memories": []any{map[string]any{"id": "late", "text": "A memory written past the deadline."}}}
 	for _, c := range []struct {
 		method, path string
@@ -83,7 +76,7 @@ func TestCancelledStatementsAre504(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
 	defer cancel()
 	ana := recall.User{ID: "ana", Read: []string{"team"}, Write: []string{"team"}}
-	_, err = w.engine.Write(short, ana, recall.Batch{Memories: []recall.Memory{{ID: "late", Text: "Too late."}}})
+	_, err := w.engine.Write(short, ana, recall.Batch{Memories: []recall.Memory{{ID: "late", Text: "Too late."}}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a write under a held lock: %v, want the deadline", err)
 	}
@@ -131,14 +124,7 @@ func TestLostConnectionIs503(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
-	lock, err := w.db.Owner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback(ctx) //nolint:errcheck // released at the end
-	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	lock := lockMemories(t, w, "ACCESS EXCLUSIVE")
 	// Only a superuser (or pg_read_all_stats) sees what another role's backend waits on.
 	admin, err := pgx.ConnectConfig(ctx, testdb.AdminConfig(t))
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -235,20 +234,8 @@ func TestMCPWritesTakeAWriteSlot(t *testing.T) {
 	ctx := context.Background()
 	alt := *w
 	alt.url = serveWith(t, w, server.Config{MaxConcurrentWrites: 1})
-	ws, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: alt.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{w.keys["ana"]}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ws.Close() }()
-	lock, err := w.db.Owner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback(ctx) //nolint:errcheck // released below
-	if _, err := lock.Exec(ctx, `LOCK TABLE recall.memories IN EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	ws := mcpSessionAt(t, alt.url, w.keys["ana"])
+	lock := lockMemories(t, w, "EXCLUSIVE")
 	held := make(chan response, 1)
 	go func() {
 		held <- alt.do(t, "POST", "/v1/memories", w.keys["ana"], map[string]any{"memories": []any{map[string]any{"id": "http-1", "text": "Held by a lock."}}})
@@ -258,19 +245,7 @@ func TestMCPWritesTakeAWriteSlot(t *testing.T) {
 			"memories": []any{map[string]any{"id": id, "text": "Ana moved the standup to Thursdays."}}}})
 	}
 	// The HTTP write holds the slot once it waits on the lock.
-	for i := 0; ; i++ {
-		var waiting int
-		if err := w.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE relation = 'recall.memories'::regclass AND NOT granted`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting > 0 {
-			break
-		}
-		if i == 1000 {
-			t.Fatal("the HTTP write never waited on the lock")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitOnMemories(t, w, 1)
 	res, err := remember("mcp-busy")
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "writes are running") {
 		t.Fatalf("a remember while the write slot is held: %v %+v, want a busy tool error", err, res)
