@@ -141,6 +141,12 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	ctx, cancel := deadline(w, r, s.timeout(writeCall))
 	defer cancel()
 	proto := recall.Batch{Scopes: scopes, Duplicates: q.Get("duplicates"), DuplicateMatch: q.Get("duplicate_match")}
+	// The progress lines go out while the body is still read: without full duplex, net/http
+	// drains the unread body at the first write and the next read fails ("invalid Read on
+	// closed Body"), which cut every body longer than one batch's worth of buffered bytes.
+	if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+		info(r).err = err
+	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)

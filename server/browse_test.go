@@ -115,6 +115,20 @@ func TestIngestRoute(t *testing.T) {
 	if last.Done || last.Error == nil || last.Error.Line != 8 || ps[0].Result.Memories != 5 {
 		t.Fatalf("ingest with a bad line 8: %s", r.body)
 	}
+	if !strings.Contains(w.log.String(), `"error":"invalid-line"`) {
+		t.Errorf("the request log does not label the bad line invalid-line: %s", w.log.String())
+	}
+	// A chunked body of many batches: the progress lines go out while the body is read (full
+	// duplex; without it net/http drained the body at the first progress line and the load
+	// stopped a few hundred kilobytes in, "invalid Read on closed Body").
+	var long strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&long, `{"type": "memory", "id": "long-%d", "text": "shipment %d of spare parts for the harbor crane reached dock %d on time"}`+"\n", i, i, i%7)
+	}
+	r = w.do(t, "POST", "/v1/ingest?batch=500&scope=team", w.keys["ana"], struct{ io.Reader }{strings.NewReader(long.String())})
+	if last := lastProgress(t, r.body); r.status != 200 || !last.Done || last.Lines != 3000 || last.Result.Memories != 3000 {
+		t.Fatalf("a chunked body of 3,000 lines (%d bytes): %d %s", long.Len(), r.status, r.body)
+	}
 	if r := w.do(t, "POST", "/v1/ingest?format=csv", w.keys["ana"], []byte("x")); r.status != http.StatusBadRequest || r.problem(t).Errors[0].Field != "format" {
 		t.Fatalf("format csv: %d %s", r.status, r.body)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/jsoncheck"
+	"github.com/recall-engine/recall/records"
 	"github.com/recall-engine/recall/statement"
 )
 
@@ -57,7 +58,7 @@ func (p *Problem) write(w http.ResponseWriter) {
 }
 
 // errorKind names an error's kind for the metrics and the log: its problem's type
-// (invalid-input, invalid-batch, dimension, timeout, canceled, schema, internal).
+// (invalid-input, invalid-batch, invalid-line, dimension, timeout, canceled, schema, internal).
 func errorKind(err error) string {
 	return strings.TrimPrefix(problemFor(err).Type, problemPrefix)
 }
@@ -77,6 +78,7 @@ func problemFor(err error) *Problem {
 	var de *recall.DimensionError
 	var fe *statement.FilterError
 	var tooBig *http.MaxBytesError
+	var le *records.LineError
 	if p, ok := asBusy(err); ok {
 		return p
 	}
@@ -89,6 +91,8 @@ func problemFor(err error) *Problem {
 		return problem(http.StatusBadRequest, "invalid-batch", we.Error(), FieldError{Field: we.Item + "." + we.Field, Problem: we.Problem})
 	case errors.As(err, &de):
 		return problem(http.StatusBadRequest, "dimension", de.Error())
+	case errors.As(err, &le): // an ingest's line (the answer is its progress line; the log's kind says whose fault)
+		return problem(http.StatusBadRequest, "invalid-line", le.Error(), FieldError{Field: fmt.Sprintf("line %d", le.Line), Problem: le.Problem})
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, recall.ErrTimeout):
 		return problem(http.StatusGatewayTimeout, "timeout", "the request took longer than the server's limit")
 	case errors.Is(err, context.Canceled):
