@@ -21,6 +21,9 @@ func (ex *extractor) neighbours(x []float64, i int) {
 	if c.Source == nil || c.Position == 0 {
 		return
 	}
+	if c.Position == 1 {
+		x[index["opener"]] = 1
+	}
 	for _, d := range []int{-2, -1, 1, 2} {
 		j, ok := ex.at[place{c.Source.ID, c.Position + d}]
 		switch {

@@ -62,8 +62,9 @@ func TestExtract(t *testing.T) {
 	want := []map[string]float64{
 		{"lane_bm25": 1.0 / 3, "lane_context": 1.0 / 4, "best": 1.0 / 3, "lanes": 2, "bm25_rel": 1, "context_rel": 0.5,
 			"speaker_named": 1, "cover": 1, "question": 1, "log_len": math.Log(9), "nb_best": 1.0 / 3, "same_best": 1.0 / 9, "title_cover": 0.5,
-			"echoed_next": 0.25,                       // of a's four question words, Bo says "crane" again just after
-			"longer_next": math.Log(9) - math.Log(8)}, // a's 8 fields against Bo's 7
+			"echoed_next": 0.25,                      // of a's four question words, Bo says "crane" again just after
+			"longer_next": math.Log(9) - math.Log(8), // a's 8 fields against Bo's 7
+			"opener":      1},                        // place 1 of its source
 		{"lane_context": 1.0 / 3, "lane_vector": 1.0 / 5, "best": 1.0 / 3, "lanes": 2, "context_rel": 1, "vector_sim": 0.5,
 			"other_named": 1, "cover": 0.25, "log_len": math.Log(8), "nb_best": 1.0 / 3, "nb_question": 1, "title_cover": 0.5,
 			"echo_prev": 1, "newer": 0.25, // its one question word, "crane", Ana said just before

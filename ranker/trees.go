@@ -91,7 +91,7 @@ type TreeOptions struct {
 
 // PlaceFeatures are the features that read a memory's place and speaker: 0 for a memory
 // without either, whatever its text.
-var PlaceFeatures = []string{"speaker_named", "other_named", "nb_best", "nb_question", "same_best", "echo_prev", "echoed_next", "longer_prev", "longer_next"}
+var PlaceFeatures = []string{"speaker_named", "other_named", "nb_best", "nb_question", "same_best", "echo_prev", "echoed_next", "longer_prev", "longer_next", "opener"}
 
 // FitTrees fits regression trees on top of a linear model's scores by LambdaMART: each round
 // computes, for every query's pair of a relevant and an irrelevant candidate, RankNet's
