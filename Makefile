@@ -32,10 +32,10 @@ db-clean: ## Stop the private server and delete its data directory (.pg/).
 	@scripts/db.sh clean
 
 .PHONY: test
-test: ## Run every test against the private server (installed and started as needed), headless Chromium for the console (installed if missing) and, when Citus's source is there, a Citus cluster; then the ONNX tests again on ONNX Runtime.
-	@url=$$(scripts/db.sh start); chromium=$$(scripts/chromium-install.sh); citus=; workers=; \
+test: ## Run every test against the private server (installed and started as needed), headless Chromium for the console and Debian's python3-pytest for the Python client (installed if missing) and, when Citus's source is there, a Citus cluster; then the ONNX tests again on ONNX Runtime.
+	@url=$$(scripts/db.sh start); chromium=$$(scripts/chromium-install.sh); python=$$(scripts/pytest-install.sh); citus=; workers=; \
 	if scripts/citus.sh available; then citus=$$(scripts/citus.sh start); workers=$$(scripts/citus.sh workers | tr '\n' ' '); fi; \
-	TEST_DATABASE_URL="$$url" RECALL_CHROMIUM="$$chromium" TEST_CITUS_URL="$$citus" TEST_CITUS_WORKERS="$$workers" $(GO) test -count=1 -timeout 30m $(PKGS)
+	TEST_DATABASE_URL="$$url" RECALL_CHROMIUM="$$chromium" RECALL_PYTHON="$$python" TEST_CITUS_URL="$$citus" TEST_CITUS_WORKERS="$$workers" $(GO) test -count=1 -timeout 30m $(PKGS)
 	@lib=$$(scripts/ort-install.sh); \
 	$(ORT_ENV) ONNXRUNTIME_LIB="$$lib" $(GO) test -count=1 -tags ort $(ONNX_PKGS)
 
