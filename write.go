@@ -28,6 +28,8 @@ type (
 	// WriteError is a batch refused before anything was written: Item names the row
 	// ("memories[3]"), Field the field, Problem what is wrong.
 	WriteError = write.Error
+	// EraseReceipt is what Erase removed: each table with its rows of the scope set, and when.
+	EraseReceipt = write.Receipt
 )
 
 // CoMentionWindow is how many of the entities named after one in a memory it is related to.
@@ -135,6 +137,31 @@ func (e *Engine) Supersede(ctx context.Context, user User, scopes []string, by s
 		e.noteWrite(ctx, user)
 	}
 	return n, err
+}
+
+// Erase removes everything of scope set scopes (nil: the user's only write scope; the user
+// must write every scope of it) in one transaction: its sources, memories and summaries,
+// entities, relations, access counts and the statistics and postings recall keeps of it, in
+// every table of the schema that holds scope sets, and returns the receipt (each table's
+// rows of the set, the transaction's time). A recall meanwhile sees the set whole or not at
+// all; no other set's rows or statistics change. Writes of every set wait until it commits.
+// dry counts what it would remove and removes nothing.
+func (e *Engine) Erase(ctx context.Context, user User, scopes []string, dry bool) (_ EraseReceipt, err error) {
+	ctx, span := telemetry.Start(ctx, "recall.erase", telemetry.MemoryOp(telemetry.OpDeleteMemory))
+	defer func() { telemetry.End(span, err) }()
+	who, err := user.check()
+	if err != nil {
+		return EraseReceipt{}, err
+	}
+	r, err := e.writer.Erase(ctx, who.read, who.write, scopes, dry)
+	if err != nil {
+		return EraseReceipt{}, err
+	}
+	span.SetAttributes(attribute.Int64("recall.erased_rows", r.Total()), telemetry.MemoryRecords(int(r.Tables["memories"])))
+	if !dry && r.Total() > 0 {
+		e.noteWrite(ctx, user)
+	}
+	return r, nil
 }
 
 // MemoryIDs lists the external ids of the memories of scope set scopes (nil: the user's only

@@ -26,6 +26,7 @@ var FunctionFiles = []string{
 	"write/title_trigrams.sql",
 	"write/entity_trigrams.sql",
 	"write/relation_validity.sql",
+	"write/erase.sql",
 	"keys/lookup.sql",
 	"engine/apply_scopes.sql",
 }

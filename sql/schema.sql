@@ -25,6 +25,8 @@
 --   body: sql/write/entity_trigrams.sql
 -- FUNCTION recall.entity_keys(text,text[]) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
+-- FUNCTION recall.erase_scope_set(text[],boolean) RETURNS TABLE(tbl text, n bigint) LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/write/erase.sql
 -- FUNCTION recall.holds(timestamp with time zone,timestamp with time zone,bigint,timestamp with time zone,timestamp with time zone,timestamp with time zone,timestamp with time zone) RETURNS boolean LANGUAGE sql IMMUTABLE
 --   body: sql/lanes/filter.sql
 -- FUNCTION recall.is_scope_set(text[]) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT

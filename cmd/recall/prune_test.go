@@ -211,3 +211,41 @@ func TestConsolidateCommand(t *testing.T) {
 		t.Fatal("k1 is not superseded by k2")
 	}
 }
+
+// TestEraseCommand: recall erase wants --yes or --dry-run; the dry run counts and removes
+// nothing; --yes removes every row of the scope set and prints the receipt, and another
+// scope's memories stay.
+func TestEraseCommand(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	lines := `{"speaker": "Ana", "text": "The crane was fixed on Tuesday.", "conversation": "c1", "date": "2024-03-01"}
+{"speaker": "Bo", "text": "Then the ferry keeps its schedule.", "conversation": "c1", "date": "2024-03-01"}
+`
+	for _, scope := range []string{"team", "other"} {
+		if code := c.run("ingest", writeFile(t, "chat.jsonl", lines), "--scope", scope); code != 0 {
+			t.Fatalf("ingest %s: exit %d: %s", scope, code, c.err.String())
+		}
+	}
+	if code := c.run("erase", "--scope", "team"); code != 2 || !strings.Contains(c.err.String(), "--yes") {
+		t.Fatalf("erase without --yes: exit %d: %s", code, c.err.String())
+	}
+	if code := c.run("erase", "--scope", "team", "--dry-run"); code != 0 || !strings.Contains(c.out.String(), "would erase (dry run)") ||
+		!strings.Contains(c.out.String(), "memories           2") {
+		t.Fatalf("dry run: exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{team}'`); n != 2 {
+		t.Fatalf("%d memories in team after a dry run, want 2", n)
+	}
+	if code := c.run("erase", "--scope", "team", "--yes", "--json"); code != 0 || !strings.Contains(c.out.String(), `"memories": 2`) ||
+		!strings.Contains(c.out.String(), `"sources": 1`) {
+		t.Fatalf("erase: exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	for _, table := range []string{"memories", "sources", "bm25_postings", "bm25_corpus", "title_trigrams"} {
+		if n := c.count(fmt.Sprintf(`SELECT count(*) FROM recall.%s WHERE scopes = '{team}'`, table)); n != 0 {
+			t.Errorf("%d rows of team left in %s", n, table)
+		}
+	}
+	if n := c.count(`SELECT count(*) FROM recall.memories WHERE scopes = '{other}'`); n != 2 {
+		t.Fatalf("%d memories left in other, want 2", n)
+	}
+}
