@@ -43,6 +43,9 @@ type Key struct {
 	Write   []string   `json:"write"`
 	Created time.Time  `json:"created"`
 	Revoked *time.Time `json:"revoked,omitempty"`
+	// Admin keys may erase any scope set (DELETE /v1/scopes/{scope}); List reports it,
+	// Lookup does not read it (Admin asks).
+	Admin bool `json:"admin,omitempty"`
 }
 
 // Spec is a key to create.
@@ -51,6 +54,7 @@ type Spec struct {
 	Label string
 	Read  []string
 	Write []string // each must also be a read scope
+	Admin bool     // may erase any scope set over HTTP
 }
 
 // Limits.
@@ -120,11 +124,11 @@ func Create(ctx context.Context, db DB, spec Spec) (string, Key, error) {
 	if _, err := rand.Read(secret); err != nil {
 		return "", Key{}, err
 	}
-	k := Key{ID: hex.EncodeToString(id), User: spec.User, Label: spec.Label, Read: read, Write: write}
+	k := Key{ID: hex.EncodeToString(id), User: spec.User, Label: spec.Label, Read: read, Write: write, Admin: spec.Admin}
 	text := prefix + k.ID + "_" + base64.RawURLEncoding.EncodeToString(secret)
 	hash := sha256.Sum256(secret)
 	err = db.QueryRow(ctx, sqltext.KeyCreate, pgx.StrictNamedArgs{
-		"id": k.ID, "secret_hash": hash[:], "user_id": k.User, "label": k.Label, "read_scopes": read, "write_scopes": write}).Scan(&k.Created)
+		"id": k.ID, "secret_hash": hash[:], "user_id": k.User, "label": k.Label, "read_scopes": read, "write_scopes": write, "admin": spec.Admin}).Scan(&k.Created)
 	if err != nil {
 		return "", Key{}, fmt.Errorf("keys: create: %w", err)
 	}
@@ -139,7 +143,7 @@ func List(ctx context.Context, db DB) ([]Key, error) {
 	}
 	out := []Key{}
 	var k Key
-	_, err = pgx.ForEachRow(rows, []any{&k.ID, &k.User, &k.Label, &k.Read, &k.Write, &k.Created, &k.Revoked}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&k.ID, &k.User, &k.Label, &k.Read, &k.Write, &k.Created, &k.Revoked, &k.Admin}, func() error {
 		out = append(out, k)
 		k = Key{}
 		return nil
@@ -204,6 +208,16 @@ func Lookup(ctx context.Context, db DB, text string) (Key, error) {
 		return Key{}, ErrInvalid
 	}
 	return k, nil
+}
+
+// Admin reports whether the key of id, authenticated by Lookup, is an admin key (false
+// for a key revoked since).
+func Admin(ctx context.Context, db DB, id string) (bool, error) {
+	var admin bool
+	if err := db.QueryRow(ctx, sqltext.KeyAdmin, pgx.StrictNamedArgs{"id": id}).Scan(&admin); err != nil {
+		return false, fmt.Errorf("keys: admin: %w", err)
+	}
+	return admin, nil
 }
 
 func boolByte(b bool) uint8 {

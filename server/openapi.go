@@ -44,6 +44,8 @@ var apiRoutes = []apiRoute{
 		[]int{400, 401, 413, 429, 503, 504}},
 	{"post", "/v1/ingest", "Load a JSONL body (native records, BEIR or conversation turns; ?format, ?scope, ?duplicates, ?duplicate_match, ?batch) as recall ingest does, answering application/x-ndjson: one IngestProgress line per batch written, the last with done or the error and its line (the batches before it stay written; a body cut at the limit names last_written, the line to resume after). A body whose declared length is over the limit is refused with 413 before anything is written.", true, nil, IngestProgress{},
 		[]int{400, 401, 403, 429}},
+	{"delete", "/v1/scopes/{scope}", "Erase everything of one scope set (the path names it: a scope, or several joined by commas, exactly that set) in one transaction: sources, memories, summaries, entities, relations, access counts and the statistics of it, in every table; answers the receipt (each table's rows of the set, the time). An admin key only (recall keys create --admin); ?dry_run=true counts and removes nothing.", true, nil, recall.EraseReceipt{},
+		[]int{400, 401, 403, 503, 504}},
 	{"get", "/console/", "The console: static files (HTML, script, style) that call the routes above with the key its user types in.", false, nil, nil, nil},
 	{"post", "/mcp", "The MCP endpoint (streamable HTTP, stateless): tools recall_search, recall_trace, recall_remember, recall_forget, recall_supersede.", true, nil, nil, []int{401}},
 	{"get", "/healthz", "The process is up.", false, nil, nil, nil},
@@ -180,6 +182,16 @@ func openAPI() ([]byte, error) {
 		}
 		if r.Auth {
 			op["security"] = []any{map[string]any{"bearer": []any{}}}
+		}
+		var params []any
+		for rest := r.Path; strings.Contains(rest, "{"); {
+			_, after, _ := strings.Cut(rest, "{")
+			name, tail, _ := strings.Cut(after, "}")
+			params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+			rest = tail
+		}
+		if params != nil {
+			op["parameters"] = params
 		}
 		p, _ := paths[r.Path].(map[string]any)
 		if p == nil {

@@ -55,19 +55,20 @@ func (s *Server) Handler() http.Handler {
 // handlers are the API's handlers by route, as apiRoutes names them.
 func (s *Server) handlers() map[string]http.Handler {
 	return map[string]http.Handler{
-		"post /v1/recall":     s.authed(s.recall),
-		"post /v1/trace":      s.authed(s.trace),
-		"post /v1/memories":   s.authed(s.write),
-		"delete /v1/memories": s.authed(s.delete),
-		"post /v1/summarize":  s.authed(s.summarize),
-		"post /v1/prune":      s.authed(s.prune),
-		"post /v1/supersede":  s.authed(s.supersede),
-		"get /v1/me":          s.authed(s.me),
-		"post /v1/browse":     s.authed(s.browse),
-		"post /v1/memory":     s.authed(s.memory),
-		"post /v1/ingest":     s.authed(s.ingest),
-		"post /mcp":           s.mcpHandler(),
-		"get /console/":       consoleHandler(),
+		"post /v1/recall":           s.authed(s.recall),
+		"post /v1/trace":            s.authed(s.trace),
+		"post /v1/memories":         s.authed(s.write),
+		"delete /v1/memories":       s.authed(s.delete),
+		"post /v1/summarize":        s.authed(s.summarize),
+		"post /v1/prune":            s.authed(s.prune),
+		"post /v1/supersede":        s.authed(s.supersede),
+		"get /v1/me":                s.authed(s.me),
+		"post /v1/browse":           s.authed(s.browse),
+		"post /v1/memory":           s.authed(s.memory),
+		"post /v1/ingest":           s.authed(s.ingest),
+		"delete /v1/scopes/{scope}": s.authed(s.eraseScope),
+		"post /mcp":                 s.mcpHandler(),
+		"get /console/":             consoleHandler(),
 		"get /healthz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/plain")
 			_, _ = w.Write([]byte("ok\n"))

@@ -5,6 +5,8 @@
 -- Functions
 -- FUNCTION recall.api_key(text) RETURNS TABLE(secret_hash bytea, user_id text, label text, read_scopes text[], write_scopes text[]) LANGUAGE sql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/keys/lookup.sql
+-- FUNCTION recall.api_key_admin(text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
+--   body: sql/keys/lookup.sql
 -- FUNCTION recall.apply_scopes(text[],text[],text[],text[]) RETURNS void LANGUAGE plpgsql
 --   body: sql/engine/apply_scopes.sql
 -- FUNCTION recall.bm25_flush() RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
@@ -114,6 +116,7 @@ CREATE TABLE recall.api_keys (
   write_scopes text[] DEFAULT '{}'::text[] NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   revoked_at timestamp with time zone,
+  admin boolean DEFAULT false NOT NULL,
   CONSTRAINT api_keys_pkey PRIMARY KEY (id),
   CONSTRAINT api_keys_check CHECK ((((cardinality(write_scopes) = 0) OR recall.is_scope_set(write_scopes)) AND (write_scopes <@ read_scopes))),
   CONSTRAINT api_keys_id_check CHECK ((id ~ '^[0-9a-f]{16}$'::text)),

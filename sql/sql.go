@@ -103,6 +103,8 @@ var (
 	KeyRevoke string
 	//go:embed keys/get.sql
 	KeyGet string
+	//go:embed keys/admin.sql
+	KeyAdmin string
 )
 
 // StoredFunctions lists recall's functions in the database with their bodies: name

@@ -14,11 +14,12 @@ import (
 
 // keysCmd: recall keys create|list|revoke
 func (m *Main) keysCmd(ctx context.Context, args []string) error {
-	usage := "usage: recall keys create --user NAME --read S[,S] [--write S[,S]] [--label L]\n" +
+	usage := "usage: recall keys create --user NAME --read S[,S] [--write S[,S]] [--label L] [--admin]\n" +
 		"       recall keys list [--json]\n       recall keys revoke ID\n\n" +
 		"An API key is a user of recall serve and recall mcp: it reads its read scopes and writes\n" +
 		"its write scopes. create prints the key once (only its hash is stored); list shows every\n" +
-		"key, revoked ones too; revoke takes effect on the key's next request.\n" +
+		"key, revoked ones too; revoke takes effect on the key's next request. An admin key may\n" +
+		"also erase any scope set over HTTP (DELETE /v1/scopes/{scope}).\n" +
 		"(recall keys SUBCOMMAND --help lists a subcommand's flags.)"
 	if len(args) == 0 {
 		fmt.Fprintln(m.Stderr, usage)
@@ -36,13 +37,14 @@ func (m *Main) keysCmd(ctx context.Context, args []string) error {
 		var read, write scopesFlag
 		fs.Var(&read, "read", "scopes the key reads (required; repeat or comma-separate)")
 		fs.Var(&write, "write", "scopes the key writes (each also a read scope; none: read-only)")
+		admin := fs.Bool("admin", false, "an admin key: it may also erase any scope set (DELETE /v1/scopes/{scope})")
 		if _, err := cli.Parse(fs, args[1:]); err != nil {
 			return err
 		}
 		var text string
 		var k keys.Key
 		err := m.withOwner(ctx, func(db keys.DB) (err error) {
-			text, k, err = keys.Create(ctx, db, keys.Spec{User: *user, Label: *label, Read: read, Write: write})
+			text, k, err = keys.Create(ctx, db, keys.Spec{User: *user, Label: *label, Read: read, Write: write, Admin: *admin})
 			return err
 		})
 		if err != nil {
@@ -52,8 +54,12 @@ func (m *Main) keysCmd(ctx context.Context, args []string) error {
 			}
 			return err
 		}
-		fmt.Fprintf(m.Stderr, "key %s for user %s: read %s, write %s. It is shown once, below; store it now.\n",
-			k.ID, k.User, strings.Join(k.Read, ","), orNone(k.Write))
+		kind := "key"
+		if k.Admin {
+			kind = "admin key"
+		}
+		fmt.Fprintf(m.Stderr, "%s %s for user %s: read %s, write %s. It is shown once, below; store it now.\n",
+			kind, k.ID, k.User, strings.Join(k.Read, ","), orNone(k.Write))
 		fmt.Fprintln(m.Stdout, text)
 		return nil
 	case "list":
@@ -75,17 +81,7 @@ func (m *Main) keysCmd(ctx context.Context, args []string) error {
 			enc.SetIndent("", "  ")
 			return enc.Encode(list)
 		}
-		tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tUSER\tREAD\tWRITE\tCREATED\tREVOKED")
-		for _, k := range list {
-			revoked := "-"
-			if k.Revoked != nil {
-				revoked = k.Revoked.Format("2006-01-02 15:04")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.User, strings.Join(k.Read, ","), orNone(k.Write),
-				k.Created.Format("2006-01-02 15:04"), revoked)
-		}
-		return tw.Flush()
+		return m.printKeys(list)
 	case "revoke":
 		if len(args) != 2 {
 			fmt.Fprintln(m.Stderr, usage)
@@ -123,4 +119,23 @@ func (m *Main) withOwner(ctx context.Context, f func(keys.DB) error) error {
 	}
 	defer c.Close()
 	return f(c.Owner)
+}
+
+// printKeys writes the keys as a table: id, user, scopes, admin, created, revoked.
+func (m *Main) printKeys(list []keys.Key) error {
+	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUSER\tREAD\tWRITE\tADMIN\tCREATED\tREVOKED")
+	for _, k := range list {
+		revoked := "-"
+		if k.Revoked != nil {
+			revoked = k.Revoked.Format("2006-01-02 15:04")
+		}
+		admin := "-"
+		if k.Admin {
+			admin = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.User, strings.Join(k.Read, ","), orNone(k.Write), admin,
+			k.Created.Format("2006-01-02 15:04"), revoked)
+	}
+	return tw.Flush()
 }

@@ -10,3 +10,13 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 $$;
 REVOKE ALL ON FUNCTION recall.api_key(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION recall.api_key(text) TO recall_runtime;
+
+-- Whether a key (by id, not revoked) is an admin key (migration 00016): asked only by the
+-- routes that need one, after the key has authenticated.
+CREATE OR REPLACE FUNCTION recall.api_key_admin(key_id text)
+RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT coalesce((SELECT k.admin FROM recall.api_keys k WHERE k.id = key_id AND k.revoked_at IS NULL), false)
+$$;
+REVOKE ALL ON FUNCTION recall.api_key_admin(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION recall.api_key_admin(text) TO recall_runtime;

@@ -414,6 +414,17 @@ class RecallRequest(Model):
     _nested = {'filters': ('one', 'Filters'), 'window': ('one', 'ServerWindow')}
 
 @dataclass
+class Receipt(Model):
+    at: str
+    scopes: List[str]
+    tables: dict
+    dry_run: Optional[bool] = None
+
+    _required = ('at', 'scopes', 'tables', )
+    _wire = {}
+    _nested = {}
+
+@dataclass
 class Relation(Model):
     from_: str
     to: str
@@ -663,4 +674,4 @@ class WriteSource(Model):
     _wire = {}
     _nested = {}
 
-SCHEMAS = {'Abstention': Abstention, 'Batch': Batch, 'BrowseQuery': BrowseQuery, 'BrowseResult': BrowseResult, 'Climb': Climb, 'DeleteRequest': DeleteRequest, 'DeleteResponse': DeleteResponse, 'Entity': Entity, 'EntityRef': EntityRef, 'FieldError': FieldError, 'Filters': Filters, 'IngestError': IngestError, 'IngestProgress': IngestProgress, 'Item': Item, 'LeftOut': LeftOut, 'MeResponse': MeResponse, 'Memory': Memory, 'MemoryDetail': MemoryDetail, 'MemoryRequest': MemoryRequest, 'MemoryResponse': MemoryResponse, 'MemoryRow': MemoryRow, 'Neighbour': Neighbour, 'Omitted': Omitted, 'Pack': Pack, 'Problem': Problem, 'PruneRequest': PruneRequest, 'PruneResponse': PruneResponse, 'RecallRequest': RecallRequest, 'Relation': Relation, 'RelationRef': RelationRef, 'Restatement': Restatement, 'Result': Result, 'ServerWindow': ServerWindow, 'Source': Source, 'SourceRow': SourceRow, 'Span': Span, 'SummarizeRequest': SummarizeRequest, 'SummarizeResponse': SummarizeResponse, 'SupersedeRequest': SupersedeRequest, 'SupersedeResponse': SupersedeResponse, 'Timings': Timings, 'TraceCandidate': TraceCandidate, 'TraceLane': TraceLane, 'TraceLaneList': TraceLaneList, 'TraceResponse': TraceResponse, 'Triplet': Triplet, 'Warning': Warning, 'Window': Window, 'WriteSource': WriteSource}
+SCHEMAS = {'Abstention': Abstention, 'Batch': Batch, 'BrowseQuery': BrowseQuery, 'BrowseResult': BrowseResult, 'Climb': Climb, 'DeleteRequest': DeleteRequest, 'DeleteResponse': DeleteResponse, 'Entity': Entity, 'EntityRef': EntityRef, 'FieldError': FieldError, 'Filters': Filters, 'IngestError': IngestError, 'IngestProgress': IngestProgress, 'Item': Item, 'LeftOut': LeftOut, 'MeResponse': MeResponse, 'Memory': Memory, 'MemoryDetail': MemoryDetail, 'MemoryRequest': MemoryRequest, 'MemoryResponse': MemoryResponse, 'MemoryRow': MemoryRow, 'Neighbour': Neighbour, 'Omitted': Omitted, 'Pack': Pack, 'Problem': Problem, 'PruneRequest': PruneRequest, 'PruneResponse': PruneResponse, 'RecallRequest': RecallRequest, 'Receipt': Receipt, 'Relation': Relation, 'RelationRef': RelationRef, 'Restatement': Restatement, 'Result': Result, 'ServerWindow': ServerWindow, 'Source': Source, 'SourceRow': SourceRow, 'Span': Span, 'SummarizeRequest': SummarizeRequest, 'SummarizeResponse': SummarizeResponse, 'SupersedeRequest': SupersedeRequest, 'SupersedeResponse': SupersedeResponse, 'Timings': Timings, 'TraceCandidate': TraceCandidate, 'TraceLane': TraceLane, 'TraceLaneList': TraceLaneList, 'TraceResponse': TraceResponse, 'Triplet': Triplet, 'Warning': Warning, 'Window': Window, 'WriteSource': WriteSource}

@@ -26,6 +26,7 @@ OPERATIONS = {
     ("GET", "/v1/me"): "me",
     ("POST", "/v1/prune"): "prune",
     ("POST", "/v1/summarize"): "summarize",
+    ("DELETE", "/v1/scopes/{scope}"): "erase",
 }
 
 
@@ -175,6 +176,17 @@ class Client:
         """Builds the summaries of a scope set: a SummarizeResponse."""
         req = m.SummarizeRequest(by=by, max_tokens=max_tokens, scopes=scopes)
         return m.SummarizeResponse.decode(self._call("POST", "/v1/summarize", req))
+
+    def erase(self, scopes, dry_run=False):
+        """Erases everything of the scope set scopes (a scope, or a list: exactly that set)
+        and returns the Receipt: each table's rows of the set and the time. Takes an admin
+        key (Forbidden otherwise); dry_run counts and removes nothing."""
+        if isinstance(scopes, str):
+            scopes = [scopes]
+        path = "/v1/scopes/" + urllib.parse.quote(",".join(scopes), safe=",")
+        if dry_run:
+            path += "?dry_run=true"
+        return m.Receipt.decode(self._call("DELETE", path, None))
 
     def ingest(self, data, format=None, scope=None, duplicates=None, duplicate_match=None, batch=None, progress=None):
         """Loads JSONL records as recall ingest does: data is bytes, str, a file opened in

@@ -102,6 +102,9 @@ def test_errors_are_typed(client, server):
         client.remember(memories=[Memory(id="x", text="not mine")], scopes=["someone-else"])
     with pytest.raises(TypeError):
         client.recall("anything", top_k=3)  # not a field of the API
+    with pytest.raises(Forbidden) as e:  # erasing takes an admin key; ana's is not one
+        client.erase("team", dry_run=True)
+    assert e.value.type.endswith("admin")
 
 
 class _Flaky(http.server.BaseHTTPRequestHandler):

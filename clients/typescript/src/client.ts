@@ -23,6 +23,7 @@ export const OPERATIONS: Record<string, keyof Client> = {
   "GET /v1/me": "me",
   "POST /v1/prune": "prune",
   "POST /v1/summarize": "summarize",
+  "DELETE /v1/scopes/{scope}": "erase",
 };
 
 /** An answer that is not a success, with the problem+json fields the server sent. status 0:
@@ -163,6 +164,14 @@ export class Client {
   /** Builds the summaries of a scope set. */
   summarize(req: m.SummarizeRequest = {}): Promise<m.SummarizeResponse> {
     return this.call("POST", "/v1/summarize", "SummarizeRequest", req, "SummarizeResponse");
+  }
+
+  /** Erases everything of the scope set scopes (exactly that set) and resolves to the
+   * receipt: each table's rows of the set and the time. Takes an admin key (403 otherwise);
+   * dryRun counts and removes nothing. */
+  erase(scopes: string | string[], dryRun = false): Promise<m.Receipt> {
+    const set = (typeof scopes === "string" ? [scopes] : scopes).map(encodeURIComponent).join(",");
+    return this.call("DELETE", `/v1/scopes/${set}${dryRun ? "?dry_run=true" : ""}`, null, null, "Receipt");
   }
 
   /** Loads JSONL records as recall ingest does. data is a string (JSONL) or an iterable of

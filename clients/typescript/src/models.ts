@@ -293,6 +293,13 @@ export interface RecallRequest {
   "write"?: string[];
 }
 
+export interface Receipt {
+  "at": string;
+  "dry_run"?: boolean;
+  "scopes": string[];
+  "tables": Record<string, unknown>;
+}
+
 export interface Relation {
   "from": string;
   "memory"?: string;
@@ -489,6 +496,7 @@ export const SCHEMAS: Record<string, { properties: Record<string, string | null>
   PruneRequest: { properties: { "at": null, "scopes": null }, required: [] },
   PruneResponse: { properties: { "deleted": null }, required: ["deleted"] },
   RecallRequest: { properties: { "altitude": null, "as_of": null, "budget": null, "filters": "Filters", "graph_context": null, "label": null, "mark_stale": null, "no_rerank": null, "passages": null, "query": null, "read": null, "read_your_writes": null, "window": "ServerWindow", "write": null }, required: ["budget","query"] },
+  Receipt: { properties: { "at": null, "dry_run": null, "scopes": null, "tables": null }, required: ["at","scopes","tables"] },
   Relation: { properties: { "from": null, "memory": null, "predicate": null, "to": null, "weight": null }, required: ["from","to"] },
   RelationRef: { properties: { "evidence": null, "holds": null, "object": null, "predicate": null, "subject": null, "weight": null }, required: ["holds","object","predicate","subject","weight"] },
   Restatement: { properties: { "external_id": null, "id": null, "occurred_start": null, "source_id": null }, required: ["external_id","id"] },

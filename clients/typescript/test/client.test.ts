@@ -91,6 +91,8 @@ test("errors are typed", async () => {
   await assert.rejects(client.recall("anything", 0), (e: Error) => e instanceof RecallError && e.status === 400 && e.errors[0]?.field === "budget");
   await assert.rejects(new Client({ url, apiKey: "rk_not_a_key" }).me(), (e: Error) => e instanceof RecallError && e.status === 401);
   await assert.rejects(client.remember({ memories: [{ id: "x", text: "not mine" }], scopes: ["someone-else"] }), (e: Error) => e instanceof RecallError && e.status === 403);
+  // Erasing takes an admin key; ana's is not one.
+  await assert.rejects(client.erase("team", true), (e: Error) => e instanceof RecallError && e.status === 403 && e.type.endsWith("admin"));
 });
 
 test("retries honour Retry-After", async () => {

@@ -1,0 +1,2 @@
+-- Whether the authenticated key @id is an admin key (keys.Admin, as the runtime role).
+SELECT recall.api_key_admin(@id)
