@@ -71,7 +71,7 @@ func ExampleEngine_Trace() {
 	//   temporal  not found
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
-	//   learned order hashing-v5: score 6.2733 = +1.5183 lane_context (0.333) +0.8676 context_rel (1) +0.6913 lane_bm25 (0.333) +0.6559 best (0.333) +0.5344 cover_idf (1) and 20 more
+	//   learned order hashing-v6: score 6.0371 = +1.4941 lane_context (0.333) +0.8419 context_rel (1) +0.7089 lane_bm25 (0.333) +0.6463 best (0.333) +0.5149 cover_idf (1) and 20 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

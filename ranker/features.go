@@ -3,8 +3,8 @@
 // the best, whether the question names its speaker, how much of the question's words it
 // holds, whether it is a question, its length, how strongly its neighbours in its source were
 // found, how strongly its own speaker's places two before and after it were (in a
-// dialogue: what the same speaker said just before or next, past the other's reply), and
-// whether it opens its source. Every
+// dialogue: what the same speaker said just before or next, past the other's reply),
+// whether it opens its source, and how strongly the rest of its source was found. Every
 // feature is defined for every memory, whatever its kind: a memory without a speaker or a
 // place has those features at zero, as a memory a lane did not find has that lane's.
 //
@@ -57,6 +57,7 @@ var Features = func() []string {
 		"longer_prev",   // ln(1 + its words) - ln(1 + the words of the place just before it, said by someone else)
 		"longer_next",   // the same against the place just after it, said by someone else
 		"opener",        // 1 when it is the first place of its source: what opens a conversation (a greeting, or the need a user brings an assistant)
+		"src_best",      // its source's strongest other candidate in the head: 1 / (rrf_k + that one's best bm25 or context rank)
 	)
 }()
 

@@ -15,7 +15,8 @@ import (
 // gives after the other's reply: "The sky was full of stars" (found), "Wow!", then "I felt
 // tiny and in awe" (what was asked for, sharing no word with the question). The echo is for a
 // reply that repeats the words of the turn it answers, as an assistant repeats the user's at
-// length: there the turn that said it first holds the fact.
+// length: there the turn that said it first holds the fact. opener marks the first place of a
+// source, and src_best is the strongest of the rest of its source in the head, any distance.
 func (ex *extractor) neighbours(x []float64, i int) {
 	c := ex.head[i]
 	if c.Source == nil || c.Position == 0 {
@@ -23,6 +24,11 @@ func (ex *extractor) neighbours(x []float64, i int) {
 	}
 	if c.Position == 1 {
 		x[index["opener"]] = 1
+	}
+	for j, o := range ex.head {
+		if j != i && o.Source != nil && o.Source.ID == c.Source.ID {
+			x[index["src_best"]] = max(x[index["src_best"]], ex.lexical(j))
+		}
 	}
 	for _, d := range []int{-2, -1, 1, 2} {
 		j, ok := ex.at[place{c.Source.ID, c.Position + d}]

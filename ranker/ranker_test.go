@@ -64,20 +64,22 @@ func TestExtract(t *testing.T) {
 			"speaker_named": 1, "cover": 1, "question": 1, "log_len": math.Log(9), "nb_best": 1.0 / 3, "same_best": 1.0 / 9, "title_cover": 0.5,
 			"echoed_next": 0.25,                      // of a's four question words, Bo says "crane" again just after
 			"longer_next": math.Log(9) - math.Log(8), // a's 8 fields against Bo's 7
-			"opener":      1},                        // place 1 of its source
+			"opener":      1,                         // place 1 of its source
+			"src_best":    1.0 / 3},                  // b, its source's strongest other (context #1)
 		{"lane_context": 1.0 / 3, "lane_vector": 1.0 / 5, "best": 1.0 / 3, "lanes": 2, "context_rel": 1, "vector_sim": 0.5,
 			"other_named": 1, "cover": 0.25, "log_len": math.Log(8), "nb_best": 1.0 / 3, "nb_question": 1, "title_cover": 0.5,
 			"echo_prev": 1, "newer": 0.25, // its one question word, "crane", Ana said just before
-			"longer_prev": math.Log(8) - math.Log(9), "longer_next": math.Log(8) - math.Log(5)}, // d, Ana's, has 4 fields
+			"longer_prev": math.Log(8) - math.Log(9), "longer_next": math.Log(8) - math.Log(5), // d, Ana's, has 4 fields
+			"src_best": 1.0 / 3}, // a (bm25 #1)
 		{"lane_mention": 1.0 / 7, "best": 1.0 / 7, "lanes": 1, "cover": 0.25, "log_len": math.Log(6), "nb_best": 1.0 / 9, "title_cover": 0.5,
-			"newer": 1, "longer_prev": math.Log(6) - math.Log(5)}, // c has no speaker: d, Ana's, is someone else's
+			"newer": 1, "longer_prev": math.Log(6) - math.Log(5), "src_best": 1.0 / 3}, // c has no speaker: d, Ana's, is someone else's
 		{"lane_bm25": 1.0 / 4, "best": 1.0 / 4, "lanes": 1, "bm25_rel": 0.5, "cover": 0.5, "log_len": math.Log(10), "pairs": 1.0 / 3},
 		// d: its neighbours are b (context #1) and c; the same speaker's place two before is a
 		// (bm25 #1, context #2), as d is a's two after; b's place two after is c, who has no
 		// speaker: none for b.
 		{"lane_graph": 1.0 / 11, "lane_context": 1.0 / 9, "best": 1.0 / 9, "lanes": 2, "context_rel": 1.0 / 6, "speaker_named": 1,
 			"log_len": math.Log(5), "nb_best": 1.0 / 3, "same_best": 1.0 / 3, "title_cover": 0.5, "newer": 0.5,
-			"longer_prev": math.Log(5) - math.Log(8), "longer_next": math.Log(5) - math.Log(6)},
+			"longer_prev": math.Log(5) - math.Log(8), "longer_next": math.Log(5) - math.Log(6), "src_best": 1.0 / 3},
 	}
 	// cover_idf: K = 5 candidates; harbor in a, c, note (3), crane in a, b, note (3; "cranes"
 	// stems to "crane"), break in a (1: "broke" is another word), ana in a (1).
@@ -169,8 +171,8 @@ func TestFit(t *testing.T) {
 		}
 		return qs
 	}
-	w := ranker.Fit(gen(1, 80), ranker.FitOptions{})
-	again := ranker.Fit(gen(1, 80), ranker.FitOptions{})
+	w := ranker.Fit(gen(1, 200), ranker.FitOptions{})
+	again := ranker.Fit(gen(1, 200), ranker.FitOptions{})
 	top := ""
 	for f, v := range w {
 		if again[f] != v {
