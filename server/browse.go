@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 
@@ -188,4 +189,11 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		}
 	}
 	send(last)
+	if errors.As(err, new(*http.MaxBytesError)) {
+		// The client may still be sending what passed the limit, and net/http closes the
+		// connection after a body cut at its limit: closed with unread bytes, it would be reset
+		// before the client read this answer. So the rest is read and dropped first, up to
+		// another MaxBody (the read deadline bounds the time).
+		_, _ = io.CopyN(io.Discard, r.Body, max(s.cfg.MaxBody, 1<<20))
+	}
 }
