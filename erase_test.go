@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/recall-engine/recall"
 )
 
@@ -91,14 +93,14 @@ func TestErase(t *testing.T) {
 	counts := func() map[string]int64 {
 		out := map[string]int64{}
 		for _, tb := range tables {
-			out[tb] = int64(count(t, db, fmt.Sprintf("SELECT count(*) FROM recall.%q WHERE scopes = $1", tb), team))
+			out[tb] = int64(count(t, db, fmt.Sprintf("SELECT count(*) FROM %s WHERE scopes = $1", pgx.Identifier{"recall", tb}.Sanitize()), team))
 		}
 		return out
 	}
 	rest := func() map[string][]string {
 		out := map[string][]string{}
 		for _, tb := range tables {
-			rows, err := db.Owner.Query(ctx, fmt.Sprintf("SELECT r::text FROM recall.%q r WHERE scopes <> $1 ORDER BY 1", tb), team)
+			rows, err := db.Owner.Query(ctx, fmt.Sprintf("SELECT r::text FROM %s r WHERE scopes <> $1 ORDER BY 1", pgx.Identifier{"recall", tb}.Sanitize()), team)
 			if err != nil {
 				t.Fatal(err)
 			}

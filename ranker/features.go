@@ -233,13 +233,14 @@ type extractor struct {
 	pairsHeld, fields   []int             // each candidate's pairs of the question, and its fields
 	maxBM25, maxContext float64
 	at                  map[place]int
-	named               bool      // the question names a speaker of the head
-	oldest, newest      time.Time // the head's times (zero without any)
+	srcTop              map[int64][2]int // per source, its two strongest candidates by lexical (-1: none)
+	named               bool             // the question names a speaker of the head
+	oldest, newest      time.Time        // the head's times (zero without any)
 }
 
 func newExtractor(question string, head []statement.Candidate, rrfK float64) *extractor {
 	ex := &extractor{head: head, rrfK: rrfK, qTerms: Terms(question), qWords: words(question), qPairs: pairs(question),
-		idf: map[string]float64{}, terms: make([]map[string]bool, len(head)), at: map[place]int{},
+		idf: map[string]float64{}, terms: make([]map[string]bool, len(head)), at: map[place]int{}, srcTop: map[int64][2]int{},
 		pairsHeld: make([]int, len(head)), fields: make([]int, len(head))}
 	df := map[string]int{}
 	for i, c := range head {
@@ -261,6 +262,22 @@ func newExtractor(question string, head []statement.Candidate, rrfK float64) *ex
 				ex.newest = *t
 			}
 		}
+	}
+	for i, c := range head {
+		if c.Source == nil {
+			continue
+		}
+		top, ok := ex.srcTop[c.Source.ID]
+		if !ok {
+			top = [2]int{-1, -1}
+		}
+		switch v := ex.lexical(i); {
+		case top[0] < 0 || v > ex.lexical(top[0]):
+			top = [2]int{i, top[0]}
+		case top[1] < 0 || v > ex.lexical(top[1]):
+			top[1] = i
+		}
+		ex.srcTop[c.Source.ID] = top
 	}
 	ex.qList = slices.Sorted(maps.Keys(ex.qTerms))
 	for _, t := range ex.qList {

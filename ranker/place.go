@@ -25,10 +25,10 @@ func (ex *extractor) neighbours(x []float64, i int) {
 	if c.Position == 1 {
 		x[index["opener"]] = 1
 	}
-	for j, o := range ex.head {
-		if j != i && o.Source != nil && o.Source.ID == c.Source.ID {
-			x[index["src_best"]] = max(x[index["src_best"]], ex.lexical(j))
-		}
+	if top := ex.srcTop[c.Source.ID]; top[0] != i && top[0] >= 0 {
+		x[index["src_best"]] = ex.lexical(top[0])
+	} else if top[1] >= 0 {
+		x[index["src_best"]] = ex.lexical(top[1])
 	}
 	for _, d := range []int{-2, -1, 1, 2} {
 		j, ok := ex.at[place{c.Source.ID, c.Position + d}]
