@@ -3,6 +3,7 @@ package recall_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/testkit/testdb"
+	"github.com/recall-engine/recall/records"
 	"github.com/recall-engine/recall/summarize"
 )
 
@@ -163,5 +165,64 @@ func TestCitusConsolidate(t *testing.T) {
 	}
 	if ids, err := e.MemoryIDs(ctx, user, []string{"team"}); err != nil || !slices.Equal(ids, []string{"c1", "c2", "c3"}) {
 		t.Fatalf("memory ids on the cluster: %v, %v", ids, err)
+	}
+}
+
+// TestCitusEraseExport: Erase on the distributed schema removes exactly what it removes on
+// one server (the same receipt, the same rows left in every table, statistics included), and
+// Export writes the same file on both, but the snapshot's time.
+func TestCitusEraseExport(t *testing.T) {
+	t.Parallel()
+	cdb, sdb := distributedPair(t)
+	ctx := context.Background()
+	engines, _ := enginePair(t, recall.Config{}, cdb, sdb)
+	u := recall.User{ID: "w", Read: []string{"a", "b"}, Write: []string{"a", "b"}}
+	for _, e := range engines {
+		for i, sc := range [][]string{{"a"}, {"b"}, {"a", "b"}} {
+			fillSet(t, e, u, sc, fmt.Sprint(i))
+		}
+	}
+	var exports [2]string
+	for i, e := range engines {
+		var b strings.Builder
+		enc := records.NewEncoder(&b)
+		if _, err := e.Export(ctx, u, recall.ExportOptions{Scopes: []string{"a", "b"}, Embeddings: true}, func(r records.Record) error {
+			if r.Header != nil {
+				r.Header.At = time.Time{}
+			}
+			return enc.Encode(r)
+		}); err != nil {
+			t.Fatalf("export on the %s: %v", []string{"cluster", "single server"}[i], err)
+		}
+		if err := enc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		exports[i] = b.String()
+	}
+	if exports[0] != exports[1] || strings.Count(exports[0], "\n") < 10 {
+		t.Fatalf("exports differ or are empty:\n cluster %.600s\n single  %.600s", exports[0], exports[1])
+	}
+	var receipts [2]recall.EraseReceipt
+	for i, e := range engines {
+		r, err := e.Erase(ctx, u, []string{"a"}, false)
+		if err != nil {
+			t.Fatalf("erase on the %s: %v", []string{"cluster", "single server"}[i], err)
+		}
+		receipts[i] = r
+	}
+	if !maps.Equal(receipts[0].Tables, receipts[1].Tables) || receipts[0].Tables["memories"] == 0 {
+		t.Fatalf("receipts: cluster %v, single server %v", receipts[0].Tables, receipts[1].Tables)
+	}
+	want, got := derivedRows(t, sdb), derivedRows(t, cdb)
+	for _, q := range []string{"memories", "entities"} {
+		want[q], got[q] = rowsOf(t, sdb, q), rowsOf(t, cdb, q)
+	}
+	for name, w := range want {
+		if !slices.Equal(got[name], w) {
+			t.Errorf("after the erase, %s differ:\n cluster %d rows %v\n single  %d rows %v", name, len(got[name]), head(got[name]), len(w), head(w))
+		}
+		if slices.ContainsFunc(got[name], func(s string) bool { return strings.Contains(s, "{a}") }) {
+			t.Errorf("after the erase, %s holds rows of {a}", name)
+		}
 	}
 }

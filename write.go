@@ -174,6 +174,17 @@ func (e *Engine) MemoryIDs(ctx context.Context, user User, scopes []string) ([]s
 	return e.writer.IDs(ctx, who.read, who.write, scopes)
 }
 
+// Places returns the greatest place stored in each of sources (external ids) of scope set
+// scopes (nil: the user's only write scope), read as the user: a resumed ingest
+// (records.Resume) continues a conversation's places after it.
+func (e *Engine) Places(ctx context.Context, user User, scopes, sources []string) (map[string]int, error) {
+	who, err := user.check()
+	if err != nil {
+		return nil, err
+	}
+	return e.writer.Places(ctx, who.read, who.write, scopes, sources)
+}
+
 // HasVectorIndex reports whether the database has the vector index of the engine
 // embedder's dimension.
 func (e *Engine) HasVectorIndex(ctx context.Context) (bool, error) {

@@ -13,77 +13,77 @@ import (
 
 // Load reads JSONL records of format from r (named name in errors), fills batches of at
 // most batch memories (each a copy of proto with the rows added) and hands each to write,
-// which stores it as one transaction. After each batch, progress (when not nil) gets the
-// lines and bytes read so far and the sum of the results. A malformed line, or a batch the
-// writer refuses, stops the load with a *LineError naming the line (for a refused batch,
-// the line of the row the refusal names); the batches before it stay written. Input that
-// cannot be read to its end stops the load with a *ReadError after the whole lines before
-// the failed read are written (a line the read stopped in is not parsed). It returns
-// the sum of the written batches' results and the count of non-blank lines read. The CLI's
-// `recall ingest` and the HTTP API's POST /v1/ingest both load through it.
+// which stores it as one transaction (a batch also ends at ten times batch rows of other
+// kinds). A file that opens with an export header (recall export) is restored as exported
+// (write.Batch.AsExported), and must end with the export's end record, whose counts it
+// checks. After each batch, progress (when not nil) gets the lines and bytes read so far and
+// the sum of the results. A malformed line, or a batch the writer refuses, stops the load
+// with a *LineError naming the line (for a refused batch, the line of the row the refusal
+// names); the batches before it stay written. Input that cannot be read to its end stops the
+// load with a *ReadError after the whole lines before the failed read are written (a line
+// the read stopped in is not parsed). It returns the sum of the written batches' results and
+// the count of non-blank lines written. The CLI's `recall ingest` and the HTTP API's POST
+// /v1/ingest both load through it.
 func Load(ctx context.Context, r io.Reader, name string, format Format, batch int, proto write.Batch,
 	store func(context.Context, write.Batch) (write.Result, error), progress func(lines int, read int64, res write.Result)) (write.Result, int, error) {
+	return LoadFrom(ctx, r, name, format, batch, proto, store, progress, Resume{})
+}
+
+// Resume continues a load that stopped at a line (a ReadError's Written + 1, or the line of a
+// LineError once it is fixed), so that what it writes is what the whole load would have:
+// the same ids ("<conversation>:<line>" for a turn without one) and the same places.
+type Resume struct {
+	// From is the first line to write (0 or 1: the whole input).
+	From int
+	// Rest says the input is the rest of the file, its first line line From (a body sent
+	// again from there): lines are numbered from From, and an ordered memory without a place
+	// takes the places after the greatest one stored in its source, which Places tells. An
+	// export is not resumed so: its header would be missing (resume it whole, without Rest).
+	// Without Rest, the input is the whole file, and the lines before From are read only to
+	// number ids and places.
+	Rest   bool
+	Places func(ctx context.Context, sources []string) (map[string]int, error)
+}
+
+// LoadFrom is Load resumed at from.
+func LoadFrom(ctx context.Context, r io.Reader, name string, format Format, batch int, proto write.Batch,
+	store func(context.Context, write.Batch) (write.Result, error), progress func(lines int, read int64, res write.Result), from Resume) (_ write.Result, _ int, err error) {
+	l := loader{name: name, proto: proto, store: store, progress: progress, from: from, seeded: map[string]bool{}}
+	defer func() {
+		var le *LineError
+		if errors.As(err, &le) {
+			le.Written = l.written
+		}
+	}()
 	if batch <= 0 {
 		batch = 500
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
-	var (
-		p       pending
-		seq     Sequencer
-		read    int64
-		lines   int
-		total   write.Result
-		last    int // the line of the last records added to p
-		written int // the line of the last records written
-	)
-	flush := func() error {
-		if p.empty() {
-			return nil
-		}
-		b := proto
-		b.Sources, b.Memories, b.Entities, b.Relations = p.b.Sources, p.b.Memories, p.b.Entities, p.b.Relations
-		res, err := store(ctx, b)
-		if err != nil {
-			var we *write.Error
-			if errors.As(err, &we) {
-				return &LineError{File: name, Line: p.lineOf(we.Item), Problem: we.Field + ": " + we.Problem}
-			}
-			return err
-		}
-		total.Add(res)
-		p, written = pending{}, last
-		if progress != nil {
-			progress(lines, read, total)
-		}
-		return nil
+	first := 1
+	if from.Rest && from.From > 1 {
+		first = from.Line()
 	}
-	for line := 1; ; line++ {
+	for line := first; ; line++ {
 		if err := ctx.Err(); err != nil {
-			return total, lines, err
+			return l.total, l.lines, err
 		}
 		b, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
 			// b is what came before the failure: perhaps a part of a line. The whole lines
 			// before it are written, so the caller can resume after them.
-			if ferr := flush(); ferr != nil {
-				return total, lines, ferr
+			if ferr := l.flush(ctx); ferr != nil {
+				return l.total, l.lines, ferr
 			}
-			return total, lines, &ReadError{File: name, Line: line, Written: written, Err: err}
+			return l.total, l.lines, &ReadError{File: name, Line: line, Written: l.written, Err: err}
 		}
-		read += int64(len(b))
+		l.read += int64(len(b))
 		if len(strings.TrimSpace(string(b))) > 0 {
-			recs, perr := Parse(b, format, name, line, Options{})
-			if perr != nil {
-				return total, lines, perr
+			if err := l.line(ctx, b, format, line); err != nil {
+				return l.total, l.lines, err
 			}
-			for _, rec := range recs {
-				seq.Place(&rec)
-				p.add(rec)
-			}
-			lines, last = lines+1, line
-			if len(p.b.Memories) >= batch {
-				if err := flush(); err != nil {
-					return total, lines, err
+			if len(l.p.b.Memories) >= batch || l.p.rows() >= 10*batch {
+				if err := l.flush(ctx); err != nil {
+					return l.total, l.lines, err
 				}
 			}
 		}
@@ -91,7 +91,115 @@ func Load(ctx context.Context, r io.Reader, name string, format Format, batch in
 			break
 		}
 	}
-	return total, lines, flush()
+	if err := l.flush(ctx); err != nil {
+		return l.total, l.lines, err
+	}
+	if problem := l.ex.cut(); problem != "" {
+		return l.total, l.lines, &LineError{File: name, Line: l.last, Problem: problem}
+	}
+	return l.total, l.lines, nil
+}
+
+// Line is the first line a resumed load writes.
+func (r Resume) Line() int { return max(r.From, 1) }
+
+// loader is one load's state: the batch being filled, the places given, what was written.
+type loader struct {
+	name     string
+	proto    write.Batch
+	store    func(context.Context, write.Batch) (write.Result, error)
+	progress func(lines int, read int64, res write.Result)
+	from     Resume
+	seeded   map[string]bool // sources whose stored places were asked (Resume.Rest)
+	any      bool            // a line was read
+
+	p       pending
+	seq     Sequencer
+	ex      exportState
+	read    int64
+	lines   int // non-blank lines written
+	total   write.Result
+	last    int // the line of the last records added to p
+	written int // the line of the last records written
+}
+
+// line reads one non-blank line: its records go to the batch, or, before the line a resume
+// starts at, only to the numbering of places and the export's framing.
+func (l *loader) line(ctx context.Context, b []byte, format Format, line int) error {
+	recs, err := Parse(b, format, l.name, line, Options{})
+	if err != nil {
+		return err
+	}
+	skip := !l.from.Rest && line < l.from.Line()
+	defer func() { l.any = true }()
+	for _, rec := range recs {
+		if rec.Header != nil && (l.any || l.from.Rest && l.from.From > 1) {
+			return &LineError{File: l.name, Line: line, Problem: "an export header after other records: it must open the file (an export resumes from the whole file)"}
+		}
+		if problem := l.ex.read(rec); problem != "" {
+			return &LineError{File: l.name, Line: line, Problem: problem}
+		}
+		l.proto.AsExported = l.proto.AsExported || rec.Header != nil
+		if err := l.seed(ctx, rec); err != nil {
+			return err
+		}
+		l.seq.Place(&rec)
+		if !skip {
+			l.p.add(rec)
+		}
+	}
+	if skip {
+		l.written = line // written by the load this one resumes
+		return nil
+	}
+	l.lines, l.last = l.lines+1, line
+	return nil
+}
+
+// seed gives the Sequencer, on a resume of the rest of a file, the greatest place stored in
+// the source of an ordered memory without one, the first time the source comes.
+func (l *loader) seed(ctx context.Context, rec Record) error {
+	if !l.from.Rest || l.from.From <= 1 || l.from.Places == nil || rec.Memory == nil || !rec.Ordered ||
+		rec.Memory.Position != 0 || rec.Memory.Source == "" || l.seeded[rec.Memory.Source] {
+		return nil
+	}
+	src := rec.Memory.Source
+	l.seeded[src] = true
+	got, err := l.from.Places(ctx, []string{src})
+	if err != nil {
+		return err
+	}
+	l.seq.Seed(src, got[src])
+	return nil
+}
+
+// flush writes the batch being filled.
+func (l *loader) flush(ctx context.Context) error {
+	if l.p.empty() {
+		return nil
+	}
+	b := l.proto
+	b.Sources, b.Memories, b.Entities, b.Relations = l.p.b.Sources, l.p.b.Memories, l.p.b.Entities, l.p.b.Relations
+	res, err := l.store(ctx, b)
+	if err != nil {
+		var we *write.Error
+		if errors.As(err, &we) {
+			return &LineError{File: l.name, Line: l.p.lineOf(we.Item), Problem: we.Field + ": " + we.Problem}
+		}
+		return err
+	}
+	l.total.Add(res)
+	l.p, l.written = pending{}, l.last
+	if l.progress != nil {
+		l.progress(l.lines, l.read, l.total)
+	}
+	return nil
+}
+
+// rows counts the batch's rows other than memories, which may come many to a memory
+// (an export's relations).
+func (p *pending) rows() int {
+	return len(p.b.Sources) + len(p.b.Entities) + len(p.b.Relations)
 }
 
 // pending is a batch being filled, with the line of each row for error messages.

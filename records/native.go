@@ -31,6 +31,7 @@ type (
 		ExpiresAt     *timeValue `json:"expires_at"`
 		ValidFrom     *timeValue `json:"valid_from"`
 		ValidUntil    *timeValue `json:"valid_until"`
+		SupersedesAt  *timeValue `json:"supersedes_at"`
 	}
 	nativeEntity struct {
 		Type string `json:"type"`
@@ -126,7 +127,7 @@ func parseNative(b []byte, _ Options) ([]Record, error) {
 		}
 		n.Memory.OccurredStart, n.Memory.OccurredEnd, n.Memory.MentionedAt = n.OccurredStart.ptr(), n.OccurredEnd.ptr(), n.MentionedAt.ptr()
 		n.Memory.RefersStart, n.Memory.RefersEnd, n.Memory.ExpiresAt = n.RefersStart.ptr(), n.RefersEnd.ptr(), n.ExpiresAt.ptr()
-		n.Memory.ValidFrom, n.Memory.ValidUntil = n.ValidFrom.ptr(), n.ValidUntil.ptr()
+		n.Memory.ValidFrom, n.Memory.ValidUntil, n.Memory.SupersedesAt = n.ValidFrom.ptr(), n.ValidUntil.ptr(), n.SupersedesAt.ptr()
 		return []Record{{Memory: &n.Memory}}, nil
 	case "entity":
 		var n nativeEntity
@@ -140,8 +141,26 @@ func parseNative(b []byte, _ Options) ([]Record, error) {
 			return nil, fmt.Errorf("native record: %v", err)
 		}
 		return []Record{{Relation: &n.Relation}}, nil
+	case "export":
+		var n struct {
+			Type string `json:"type"`
+			ExportHeader
+		}
+		if err := strict(b, &n); err != nil {
+			return nil, fmt.Errorf("export header: %v", err)
+		}
+		return []Record{{Header: &n.ExportHeader}}, nil
+	case "export_end":
+		var n struct {
+			Type string `json:"type"`
+			ExportEnd
+		}
+		if err := strict(b, &n); err != nil {
+			return nil, fmt.Errorf("export end: %v", err)
+		}
+		return []Record{{End: &n.ExportEnd}}, nil
 	}
-	return nil, fmt.Errorf(`"type" %q: want source, memory, entity or relation`, head.Type)
+	return nil, fmt.Errorf(`"type" %q: want source, memory, entity, relation (or export, export_end around an export)`, head.Type)
 }
 
 // timeValue reads a time as ParseTime does.

@@ -38,13 +38,17 @@ const (
 	Turns  Format = "turns"
 )
 
-// Record is what one line adds to a batch: exactly one of its rows is set.
+// Record is what one line adds to a batch: exactly one of its rows is set, or, for the
+// lines that frame an export, Header or End.
 type Record struct {
 	Line     int
 	Source   *write.Source
 	Memory   *write.Memory
 	Entity   *write.Entity
 	Relation *write.Relation
+	// Header and End open and close an export (recall export): records of no row.
+	Header *ExportHeader
+	End    *ExportEnd
 	// Ordered: the memory takes its place in its source in the order records come
 	// (Sequencer), unless it has a position.
 	Ordered bool
@@ -70,11 +74,25 @@ func (s *Sequencer) Place(r *Record) {
 	s.next[r.Memory.Source] = max(s.next[r.Memory.Source], r.Memory.Position)
 }
 
+// Seed continues source's places after n (the greatest place already stored), unless the
+// Sequencer has numbered the source already.
+func (s *Sequencer) Seed(source string, n int) {
+	if s.next == nil {
+		s.next = map[string]int{}
+	}
+	if _, ok := s.next[source]; !ok {
+		s.next[source] = n
+	}
+}
+
 // LineError is a malformed line: where and why.
 type LineError struct {
 	File    string
 	Line    int
 	Problem string
+	// Written, from a load, is the last line whose records were written (0: none): fixed,
+	// the load resumes after it (Resume.From = Written + 1).
+	Written int
 }
 
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Problem) }

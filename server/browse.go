@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/recall-engine/recall"
@@ -97,28 +98,43 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	})
 }
 
-// ingest loads a JSONL body (at most MaxBody bytes) as recall ingest does (records.Load:
-// native, BEIR or conversation turns; ?format=auto|native|beir|turns, ?scope=S one of the
-// key's write scopes, ?duplicates=, ?duplicate_match=, ?batch= memories per transaction),
-// answering one IngestProgress line per batch written as it goes.
-func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
-	q := r.URL.Query()
-	format := records.Format(q.Get("format"))
+// ingestParams reads an ingest's ?format, ?batch and ?from_line, or the problem with one.
+func ingestParams(q url.Values) (format records.Format, batch, from int, p *Problem) {
+	format = records.Format(q.Get("format"))
 	if format == "" {
 		format = records.Auto
 	}
 	if !slices.Contains([]records.Format{records.Auto, records.Native, records.BEIR, records.Turns}, format) {
-		problem(http.StatusBadRequest, "invalid", fmt.Sprintf("format %q: want auto, native, beir or turns", format),
-			FieldError{Field: "format", Problem: "want auto, native, beir or turns"}).write(w)
-		return
+		return "", 0, 0, problem(http.StatusBadRequest, "invalid", fmt.Sprintf("format %q: want auto, native, beir or turns", format),
+			FieldError{Field: "format", Problem: "want auto, native, beir or turns"})
 	}
-	batch := 500
+	batch = 500
 	if b := q.Get("batch"); b != "" {
 		if _, err := fmt.Sscanf(b, "%d", &batch); err != nil || batch < 1 || batch > 5000 {
-			problem(http.StatusBadRequest, "invalid", fmt.Sprintf("batch %q: want 1 to 5000", b),
-				FieldError{Field: "batch", Problem: "want 1 to 5000"}).write(w)
-			return
+			return "", 0, 0, problem(http.StatusBadRequest, "invalid", fmt.Sprintf("batch %q: want 1 to 5000", b),
+				FieldError{Field: "batch", Problem: "want 1 to 5000"})
 		}
+	}
+	if f := q.Get("from_line"); f != "" {
+		if _, err := fmt.Sscanf(f, "%d", &from); err != nil || from < 1 {
+			return "", 0, 0, problem(http.StatusBadRequest, "invalid", fmt.Sprintf("from_line %q: want a line number from 1", f),
+				FieldError{Field: "from_line", Problem: "want a line number from 1"})
+		}
+	}
+	return format, batch, from, nil
+}
+
+// ingest loads a JSONL body (at most MaxBody bytes) as recall ingest does (records.Load:
+// native, BEIR or conversation turns; ?format=auto|native|beir|turns, ?scope=S one of the
+// key's write scopes, ?duplicates=, ?duplicate_match=, ?batch= memories per transaction,
+// ?from_line=N for the rest of a file from its line N), answering one IngestProgress line per
+// batch written as it goes.
+func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
+	q := r.URL.Query()
+	format, batch, from, p := ingestParams(q)
+	if p != nil {
+		p.write(w)
+		return
 	}
 	var scopes []string
 	if sc := q.Get("scope"); sc != "" {
@@ -163,9 +179,14 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 	store := func(ctx context.Context, b recall.Batch) (recall.WriteResult, error) {
 		return s.cfg.Engine.Write(ctx, user, b)
 	}
-	res, lines, err := records.Load(ctx, body, "body", format, batch, proto, store, func(lines int, read int64, res recall.WriteResult) {
+	// ?from_line=N: the body is the rest of a file from its line N (a cut ingest resumed):
+	// lines are numbered from N and a conversation's places continue after the stored ones.
+	resume := records.Resume{From: from, Rest: true, Places: func(ctx context.Context, sources []string) (map[string]int, error) {
+		return s.cfg.Engine.Places(ctx, user, scopes, sources)
+	}}
+	res, lines, err := records.LoadFrom(ctx, body, "body", format, batch, proto, store, func(lines int, read int64, res recall.WriteResult) {
 		send(IngestProgress{Lines: lines, Bytes: read, Result: res})
-	})
+	}, resume)
 	last := IngestProgress{Lines: lines, Result: res, Done: err == nil}
 	if err != nil {
 		info(r).err = err
@@ -179,8 +200,8 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		case errors.As(err, &re):
 			last.Error = &IngestError{Line: re.Line, LastWritten: re.Written, Problem: re.Error()}
 			if errors.As(err, &tooBig) {
-				last.Error.Problem = fmt.Sprintf("the body passes %d bytes, the server's limit (--max-body), in line %d: lines through %d were written; send the rest from line %d, or split the file",
-					s.cfg.MaxBody, re.Line, re.Written, re.Written+1)
+				last.Error.Problem = fmt.Sprintf("the body passes %d bytes, the server's limit (--max-body), in line %d: lines through %d were written; send the rest from line %d with ?from_line=%d, or split the file",
+					s.cfg.MaxBody, re.Line, re.Written, re.Written+1, re.Written+1)
 			}
 		default:
 			if pr := problemFor(err); pr != nil {

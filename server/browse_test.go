@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/recall-engine/recall/server"
 )
 
@@ -151,7 +153,7 @@ func TestIngestOverTheLimit(t *testing.T) {
 	var lineAt []int // each line's first byte
 	for i := range 80 {
 		lineAt = append(lineAt, body.Len())
-		body.WriteString(fmt.Sprintf(`{"id": "cut-%d", "position": %d, "speaker": "Ana", "text": "cut turn number %d of the long chat", "conversation": "cut", "date": "2024-03-01"}`+"\n", i+1, i+1, i+1))
+		body.WriteString(fmt.Sprintf(`{"speaker": "Ana", "text": "cut turn number %d of the long chat", "conversation": "cut", "date": "2024-03-01"}`+"\n", i+1))
 	}
 	countCut := func() int {
 		var n int
@@ -187,26 +189,39 @@ func TestIngestOverTheLimit(t *testing.T) {
 	if !strings.Contains(w.log.String(), `"error":"too-large"`) {
 		t.Errorf("the request log does not label the cut too-large: %s", w.log.String())
 	}
-	// Resumed from the line after the last written, again and again: every turn once (each
-	// names its id and place: a turn without them takes its line in the body, which a
-	// resumed body numbers from 1 again).
+	// Resumed with ?from_line from the line after the last written, again and again: every
+	// turn once, with the id and the place the whole file gives it (a turn without them takes
+	// its line in the file as its id, and the next place of its conversation).
 	from := whole
 	for tries := 0; from < len(lineAt); tries++ {
 		if tries == 5 {
 			t.Fatalf("not done after %d resumes, at line %d", tries, from)
 		}
-		r := alt.do(t, "POST", "/v1/ingest?batch=10&scope=team", w.keys["ana"], struct{ io.Reader }{strings.NewReader(body.String()[lineAt[from]:])})
+		r := alt.do(t, "POST", fmt.Sprintf("/v1/ingest?batch=10&scope=team&from_line=%d", from+1), w.keys["ana"], struct{ io.Reader }{strings.NewReader(body.String()[lineAt[from]:])})
 		last := lastProgress(t, r.body)
 		if last.Done {
 			break
 		}
-		if last.Error == nil || last.Error.LastWritten == 0 {
+		if last.Error == nil || last.Error.LastWritten <= from {
 			t.Fatalf("resumed at line %d: %d %s", from+1, r.status, r.body)
 		}
-		from += last.Error.LastWritten
+		from = last.Error.LastWritten
 	}
-	if n := countCut(); n != len(lineAt) {
-		t.Fatalf("%d memories after resuming, want %d", n, len(lineAt))
+	rows, err := w.db.Owner.Query(context.Background(), `SELECT external_id || ' ' || position || ' ' || text FROM recall.memories WHERE text LIKE 'cut turn number %' ORDER BY position`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(lineAt) {
+		t.Fatalf("%d memories after resuming, want %d", len(got), len(lineAt))
+	}
+	for i, g := range got {
+		if want := fmt.Sprintf("cut:%d %d cut turn number %d of the long chat", i+1, i+1, i+1); g != want {
+			t.Fatalf("after resuming: %q, want %q", g, want)
+		}
 	}
 }
 

@@ -67,6 +67,7 @@ func (s *Server) handlers() map[string]http.Handler {
 		"post /v1/memory":           s.authed(s.memory),
 		"post /v1/ingest":           s.authed(s.ingest),
 		"delete /v1/scopes/{scope}": s.authed(s.eraseScope),
+		"get /v1/export":            s.authed(s.exportScope),
 		"post /mcp":                 s.mcpHandler(),
 		"get /console/":             consoleHandler(),
 		"get /healthz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

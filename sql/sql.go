@@ -39,10 +39,29 @@ var RoleCheck string
 //go:embed read/summarize_input.sql
 var SummarizeInput string
 
+// SourcePlaces is the greatest place stored in each of a scope set's named sources, as the
+// caller (a resumed ingest).
+//
+//go:embed read/source_places.sql
+var SourcePlaces string
+
 // MemoryIDs lists a scope set's memories' external ids, as the caller.
 //
 //go:embed read/memory_ids.sql
 var MemoryIDs string
+
+// ExportSources, ExportEntities, ExportMemories and ExportRelations are what Engine.Export
+// reads of a scope set, as the caller, in one snapshot.
+var (
+	//go:embed read/export_sources.sql
+	ExportSources string
+	//go:embed read/export_entities.sql
+	ExportEntities string
+	//go:embed read/export_memories.sql
+	ExportMemories string
+	//go:embed read/export_relations.sql
+	ExportRelations string
+)
 
 // Browse, BrowseSources, MemoryDetail, MemoryNeighbours and MemoryEntities are what
 // Engine.Browse and Engine.Memory read, as the caller (the console's browse view).

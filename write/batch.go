@@ -52,6 +52,11 @@ type Batch struct {
 	// likes pizza." restates "user likes pizza" but "I don't like it" does not restate "I like
 	// it", nor "Ana lived in Lisbon" "Ana lives in Lisbon" (migration 00013 says the rule).
 	DuplicateMatch string `json:"duplicate_match,omitempty"`
+	// AsExported restores rows an export wrote (recall export; package records reads its
+	// header): each memory's Entities are its stored mentions and the batch's Relations the
+	// stored relations, so nothing is extracted from the texts and no co-mention is derived,
+	// and entities may keep the engine's "auto:" ids. Go only: the ingest path sets it.
+	AsExported bool `json:"-"`
 }
 
 // MinPruneLen is the shortest Batch.Prune prefix.
@@ -102,9 +107,17 @@ type Memory struct {
 	// memory's ValidFrom (else its OccurredStart, else the time of the write) they no longer
 	// hold, and a recall as of a later time leaves them out. Deleting this memory makes them
 	// hold again.
-	Supersedes []string       `json:"supersedes,omitempty"`
-	Tags       []string       `json:"tags,omitempty"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
+	Supersedes []string `json:"supersedes,omitempty"`
+	// SupersedesAt, when set, is when the memories it supersedes stopped holding, in place
+	// of its ValidFrom, else OccurredStart, else the time of the write (an export keeps the
+	// time each supersession was made).
+	SupersedesAt *time.Time `json:"supersedes_at,omitempty"`
+	// DuplicateOf is the ID of a memory of the batch's scope set (in this batch or stored)
+	// this one restates: it is stored, marked as that one's duplicate and never recalled, as
+	// Batch.Duplicates "link" marks one (an export keeps the mark).
+	DuplicateOf string         `json:"duplicate_of,omitempty"`
+	Tags        []string       `json:"tags,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
 	// Speaker, when set, is who said the memory (a conversation turn's speaker): a person
 	// entity, linked as the memory's speaker, not as a name it mentions. A leading
 	// "Speaker: " in Text is the speaker's, not a mention either.

@@ -117,3 +117,33 @@ func (w *Writer) IDs(ctx context.Context, read, write, scopes []string) ([]strin
 	}
 	return out, nil
 }
+
+// Places returns the greatest place stored in each of sources (external ids) of scope set
+// scopes (nil: the caller's only write scope), read as the caller; a source not stored is 0.
+func (w *Writer) Places(ctx context.Context, read, write, scopes, sources []string) (map[string]int, error) {
+	sc, err := Scopes(write, scopes)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(sources))
+	err = pgx.BeginTxFunc(ctx, w.Pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, read, write); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, sqltext.SourcePlaces, pgx.StrictNamedArgs{"scopes": sc, "sources": sources})
+		if err != nil {
+			return err
+		}
+		var id string
+		var n int
+		_, err = pgx.ForEachRow(rows, []any{&id, &n}, func() error {
+			out[id] = n
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, dberr.Interpret(ctx, "recall: places", err)
+	}
+	return out, nil
+}

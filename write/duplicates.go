@@ -1,6 +1,7 @@
 package write
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -82,21 +83,45 @@ func (t *txn) findDuplicates(b Batch) (map[int]duplicate, error) {
 	return out, err
 }
 
-// linkDuplicates marks the batch's linked duplicates with the memory each restates, once
+// linkDuplicates marks the batch's linked duplicates with the memory each restates, and the
+// memories that name the one they restate (Memory.DuplicateOf, in the batch or stored), once
 // every memory of the batch has its id.
 func (t *txn) linkDuplicates(b Batch, dups map[int]duplicate) error {
 	var rows []map[string]any
 	for i, d := range dups {
+		if b.Duplicates != DuplicatesLink {
+			continue
+		}
 		of := d.stored
 		if of == 0 {
 			of = t.memories[b.Memories[d.earlier].ID]
 		}
 		rows = append(rows, map[string]any{"id": t.memories[b.Memories[i].ID], "of": of})
 	}
+	refs := map[string]string{}
+	for i, m := range b.Memories {
+		if _, ok := t.memories[m.DuplicateOf]; m.DuplicateOf != "" && !ok {
+			refs[m.DuplicateOf] = fmt.Sprintf("memories[%d].duplicate_of", i)
+		}
+	}
+	stored, err := t.stored("memories", refs)
+	if err != nil {
+		return err
+	}
+	for i, m := range b.Memories {
+		if _, skipped := dups[i]; m.DuplicateOf == "" || (skipped && b.Duplicates == DuplicatesSkip) {
+			continue
+		}
+		of, ok := t.memories[m.DuplicateOf]
+		if !ok {
+			of = stored[m.DuplicateOf]
+		}
+		rows = append(rows, map[string]any{"id": t.memories[m.ID], "of": of})
+	}
 	if len(rows) == 0 {
 		return nil
 	}
-	_, err := t.tx.Exec(t.ctx, statementText("duplicate_links"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
+	_, err = t.tx.Exec(t.ctx, statementText("duplicate_links"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
 	return err
 }
 

@@ -120,7 +120,7 @@ func (t *txn) mentioned(b Batch) (named [][]int64, speakers []int64, err error) 
 	create := map[string]bool{}  // names that may become new entities (not weak ones)
 	memNames := make([][]string, len(b.Memories))
 	for i, m := range b.Memories {
-		if !b.NoExtract {
+		if !b.NoExtract && !b.AsExported {
 			strong, weak := extract.Find(withoutSpeaker(m.Text, m.Speaker))
 			for j, n := range append(strong, weak...) {
 				k := strings.ToLower(n)
@@ -182,7 +182,8 @@ func withoutSpeaker(text, speaker string) string {
 // mentionRows returns each memory's mentions (each entity once, its speaker marked) and its
 // co-mention relations: a named entity with the next CoMentionWindow named after it, so a
 // memory naming thirty entities relates neighbours, not all 435 pairs. A speaker is not
-// related to what it says: that would make every speaker a hub of its conversation.
+// related to what it says: that would make every speaker a hub of its conversation. A
+// restored export (Batch.AsExported) derives none: its relations are the stored ones.
 func (t *txn) mentionRows(b Batch, named [][]int64, speakers []int64) (mentions, relations []map[string]any) {
 	for i, m := range b.Memories {
 		var ents []int64
@@ -200,6 +201,9 @@ func (t *txn) mentionRows(b Batch, named [][]int64, speakers []int64) (mentions,
 		pairs := map[[2]int64]bool{}
 		for j, a := range ents {
 			mentions = append(mentions, map[string]any{"m": mid, "e": a, "s": false})
+			if b.AsExported { // the export's relations are the stored ones, co-mentions included
+				continue
+			}
 			for _, c := range ents[j+1 : min(len(ents), j+1+CoMentionWindow)] {
 				pair := [2]int64{min(a, c), max(a, c)}
 				if !pairs[pair] {

@@ -1,6 +1,7 @@
 package write
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -11,7 +12,7 @@ import (
 
 // writeSupersessions marks the memories each of the batch's memories supersedes (of the
 // batch's scope set, written by it or stored) as superseded by it, from its ValidFrom, else
-// its OccurredStart, else the write's time.
+// its OccurredStart, else the write's time (or from its SupersedesAt).
 func (t *txn) writeSupersessions(b Batch, _ [][]float32) error {
 	refs := map[string]string{}
 	var rows []map[string]any
@@ -27,10 +28,7 @@ func (t *txn) writeSupersessions(b Batch, _ [][]float32) error {
 		return err
 	}
 	for _, m := range b.Memories {
-		at := m.ValidFrom
-		if at == nil {
-			at = m.OccurredStart
-		}
+		at := cmp.Or(m.SupersedesAt, m.ValidFrom, m.OccurredStart)
 		for _, id := range m.Supersedes {
 			old, ok := t.memories[id]
 			if !ok {

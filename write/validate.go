@@ -88,7 +88,7 @@ func validate(b Batch, dim int) error {
 	}
 	for i, en := range b.Entities {
 		item := fmt.Sprintf("entities[%d]", i)
-		if err := validateEntity(item, en); err != nil {
+		if err := validateEntity(item, en, b.AsExported); err != nil {
 			return err
 		}
 		if err := dup(item, "id", "entities", en.ID, fmt.Sprintf("%q", en.ID)); err != nil {
@@ -125,11 +125,13 @@ func validateSource(item string, s Source) error {
 	return checkMeta(item, s.Metadata)
 }
 
-func validateEntity(item string, en Entity) error {
+// validateEntity checks a given entity; only a restored export (asExported) may write the
+// engine's "auto:" ids.
+func validateEntity(item string, en Entity, asExported bool) error {
 	if err := checkID(item, "id", en.ID, true); err != nil {
 		return err
 	}
-	if strings.HasPrefix(en.ID, "auto:") {
+	if strings.HasPrefix(en.ID, "auto:") && !asExported {
 		return &Error{Item: item, Field: "id", Problem: `ids starting "auto:" are the engine's, for extracted entities`}
 	}
 	if err := checkText(item, "name", en.Name, MaxNameLen, true); err != nil {
@@ -195,6 +197,10 @@ func validateMemory(item string, m Memory, dim int) error {
 		return &Error{Item: item, Field: "valid_until", Problem: "not after valid_from"}
 	case len(m.Supersedes) > MaxCovers:
 		return &Error{Item: item, Field: "supersedes", Problem: fmt.Sprintf("%d memories, the limit is %d", len(m.Supersedes), MaxCovers)}
+	case m.SupersedesAt != nil && len(m.Supersedes) == 0:
+		return &Error{Item: item, Field: "supersedes_at", Problem: "set without supersedes: name the memories it replaces"}
+	case m.DuplicateOf != "" && m.DuplicateOf == m.ID:
+		return &Error{Item: item, Field: "duplicate_of", Problem: "a memory cannot be a duplicate of itself"}
 	case m.Position < 0:
 		return &Error{Item: item, Field: "position", Problem: fmt.Sprintf("%d: want a place from 1 (0: none)", m.Position)}
 	case m.Position > 0 && m.Source == "":
@@ -208,12 +214,15 @@ func validateMemory(item string, m Memory, dim int) error {
 		at    *time.Time
 	}{{"occurred_start", m.OccurredStart}, {"occurred_end", m.OccurredEnd}, {"mentioned_at", m.MentionedAt},
 		{"refers_start", m.RefersStart}, {"refers_end", m.RefersEnd}, {"expires_at", m.ExpiresAt},
-		{"valid_from", m.ValidFrom}, {"valid_until", m.ValidUntil}} {
+		{"valid_from", m.ValidFrom}, {"valid_until", m.ValidUntil}, {"supersedes_at", m.SupersedesAt}} {
 		if err := checkTime(item, t.field, t.at); err != nil {
 			return err
 		}
 	}
 	if err := checkText(item, "speaker", m.Speaker, MaxSpeakerLen, false); err != nil {
+		return err
+	}
+	if err := checkID(item, "duplicate_of", m.DuplicateOf, false); err != nil {
 		return err
 	}
 	for j, t := range m.Tags {

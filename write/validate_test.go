@@ -70,6 +70,9 @@ func TestValidate(t *testing.T) {
 			b.Memories[1].Kind, b.Memories[1].Covers = "summary", []string{"m1", "m1"}
 		}, "memories[1]", "covers[1]"},
 		"supersedes itself":   {func(b *Batch) { b.Memories[1].Supersedes = []string{"m2"} }, "memories[1]", "supersedes[0]"},
+		"supersedes_at alone": {func(b *Batch) { b.Memories[1].SupersedesAt = &time.Time{} }, "memories[1]", "supersedes_at"},
+		"duplicate of itself": {func(b *Batch) { b.Memories[1].DuplicateOf = "m2" }, "memories[1]", "duplicate_of"},
+		"duplicate_of NUL":    {func(b *Batch) { b.Memories[1].DuplicateOf = "m\x001" }, "memories[1]", "duplicate_of"},
 		"metadata NaN":        {func(b *Batch) { b.Memories[1].Metadata = map[string]any{"x": []any{1, math.Inf(1)}} }, "memories[1]", "metadata.x[1]"},
 		"metadata bad UTF-8":  {func(b *Batch) { b.Memories[1].Metadata = map[string]any{"k": "\xff"} }, "memories[1]", "metadata.k"},
 		"memory twice":        {func(b *Batch) { b.Memories[1].ID = "m1" }, "memories[1]", "id"},
@@ -94,6 +97,12 @@ func TestValidate(t *testing.T) {
 		if !errors.As(err, &we) || we.Item != c.item || we.Field != c.field {
 			t.Errorf("%s: %v, want an *Error naming %s.%s", name, err, c.item, c.field)
 		}
+	}
+	// A restored export keeps the engine's "auto:" ids.
+	b := valid()
+	b.Entities[1].ID, b.AsExported = "auto:crane", true
+	if err := validate(b, 4); err != nil {
+		t.Errorf("an exported auto: id refused: %v", err)
 	}
 }
 

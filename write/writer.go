@@ -304,7 +304,8 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 		if err := t.countRestatements(b, dups); err != nil {
 			return err
 		}
-	} else if err := t.linkDuplicates(b, dups); err != nil {
+	}
+	if err := t.linkDuplicates(b, dups); err != nil {
 		return err
 	}
 	if len(updated) == 0 {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -112,5 +113,30 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	if got := step([]string{"RECALL_API_KEY=" + s.key}, "node", file); got != "1\nm1\n1\n" {
 		t.Fatalf("the README's TypeScript printed %q", got)
+	}
+}
+
+// TestGoOverHTTP runs the README's three calls in Go, as written (go run, the standard
+// library only), against a recall serve of its own on a fresh database.
+func TestGoOverHTTP(t *testing.T) {
+	t.Parallel()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	s := serveProcess(t, testdb.New(t), nil)
+	dir := t.TempDir()
+	code := strings.ReplaceAll(readmeBlock(t, "go", "/v1/recall"), "127.0.0.1:7411", s.addr)
+	for name, body := range map[string]string{"main.go": code, "go.mod": "module readme\n\ngo 1.24\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(gobin, "run", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RECALL_API_KEY="+s.key, "GOFLAGS=", "GOWORK=off")
+	got, err := cmd.CombinedOutput()
+	if err != nil || string(got) != "1\nm1\n1\n" {
+		t.Fatalf("the README's Go: %v\n%s\nserver log:\n%s", err, got, s.logs.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/recall-engine/recall/internal/command/cli"
@@ -18,9 +19,10 @@ import (
 // ingest: recall ingest FILE... [--scope S] [--format F] [--batch N] [--no-extract]
 func (m *Main) ingest(ctx context.Context, args []string) error {
 	fs := m.Flags("ingest")
-	scope := fs.String("scope", "default", "scope the rows belong to")
+	scope := fs.String("scope", "default", "the scope set the rows belong to: one scope, or several joined by commas")
 	format := fs.String("format", "auto", "auto, native, beir or turns (auto: each line's keys say which)")
 	batch := fs.Int("batch", 500, "memories per transaction")
+	fromLine := fs.Int("from-line", 0, "resume a stopped ingest of one FILE: write from this line on (the lines before are read only to number ids and places as the first run did)")
 	noExtract := fs.Bool("no-extract", false, "do not extract entity names from texts")
 	duplicates := fs.String("duplicates", "keep", "a note that restates one of its scope set (same text, kind and speaker): keep, skip or link")
 	duplicateMatch := fs.String("duplicate-match", "text", "how --duplicates tells a restatement: text (the same text, case and punctuation aside) or words (also contractions, articles and fillers aside)")
@@ -32,7 +34,8 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 			"a BEIR corpus ({\"_id\", \"title\", \"text\", \"metadata\"}) or conversation turns\n"+
 			"({\"speaker\", \"text\", \"date\"|\"time\"|\"timestamp\", \"conversation\"?, \"session\"?, \"position\"?,\n"+
 			"\"id\"?, \"metadata\"?, \"expires_at\"?, \"valid_from\"?, \"valid_until\"?, \"supersedes\"?}). Each batch is one transaction: a malformed line stops the\n"+
-			"ingest at that batch, with file:line.\n\n"+
+			"ingest at that batch, with file:line. A file recall export wrote is restored as it was\n"+
+			"written (nothing extracted again), and refused when cut before its end record.\n\n"+
 			"Native record fields, by type (times: RFC 3339, YYYY-MM-DD[ HH:MM[:SS]], \"1:56 pm on 8 May, 2023\"):\n\n"+records.NativeFields()+"\n\nflags:")
 		fs.PrintDefaults()
 	}
@@ -43,6 +46,9 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	if len(files) == 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: no FILE", cli.ErrUsage)
+	}
+	if *fromLine < 0 || *fromLine > 1 && len(files) != 1 {
+		return fmt.Errorf("%w: --from-line %d: want a line number from 1, with one FILE", cli.ErrUsage, *fromLine)
 	}
 	if *batch < 1 || *batch > 10000 {
 		return fmt.Errorf("%w: --batch %d: want 1..10000", cli.ErrUsage, *batch)
@@ -60,7 +66,8 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	user := recall.User{ID: "ingest", Read: []string{*scope}, Write: []string{*scope}}
+	scopes := strings.Split(*scope, ",")
+	user := recall.User{ID: "ingest", Read: scopes, Write: scopes}
 	start := time.Now()
 	// A first load into a dimension builds its vector index once at the end: much faster
 	// than maintaining it row by row.
@@ -68,7 +75,7 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := ingestOptions{format: *format, batch: *batch, noExtract: *noExtract, deferIndex: !has, duplicates: *duplicates, duplicateMatch: *duplicateMatch}
+	opts := ingestOptions{scopes: scopes, fromLine: *fromLine, format: *format, batch: *batch, noExtract: *noExtract, deferIndex: !has, duplicates: *duplicates, duplicateMatch: *duplicateMatch}
 	var total ingestSummary
 	var ingestErr error
 	for _, f := range files {
@@ -99,6 +106,8 @@ func (m *Main) ingest(ctx context.Context, args []string) error {
 }
 
 type ingestOptions struct {
+	scopes         []string
+	fromLine       int
 	format         string
 	batch          int
 	noExtract      bool
@@ -152,9 +161,14 @@ func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.Use
 }
 
 func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.User, r io.Reader, name string, o ingestOptions, s *ingestSummary, bar *progress.Bar) error {
-	proto := recall.Batch{NoExtract: o.noExtract, DeferVectorIndex: o.deferIndex, Duplicates: o.duplicates, DuplicateMatch: o.duplicateMatch}
+	proto := recall.Batch{Scopes: o.scopes, NoExtract: o.noExtract, DeferVectorIndex: o.deferIndex, Duplicates: o.duplicates, DuplicateMatch: o.duplicateMatch}
 	store := func(ctx context.Context, b recall.Batch) (recall.WriteResult, error) { return e.Write(ctx, user, b) }
-	res, lines, err := records.Load(ctx, r, name, records.Format(o.format), o.batch, proto, store, func(_ int, read int64, _ recall.WriteResult) { bar.Set(read) })
+	res, lines, err := records.LoadFrom(ctx, r, name, records.Format(o.format), o.batch, proto, store,
+		func(_ int, read int64, _ recall.WriteResult) { bar.Set(read) }, records.Resume{From: o.fromLine})
+	var le *records.LineError
+	if errors.As(err, &le) && le.Written > 0 && name != "-" {
+		err = fmt.Errorf("%w\n(lines through %d are written: fix the line, then resume with --from-line %d)", err, le.Written, le.Written+1)
+	}
 	s.lines += lines
 	s.res.Add(res)
 	return err

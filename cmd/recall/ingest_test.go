@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/internal/command/cli"
@@ -327,5 +331,42 @@ func TestDBURLRuntime(t *testing.T) {
 	}
 	if code := c.run("db", "status", "--runtime"); code != 2 {
 		t.Fatalf("--runtime with status: exit %d, want 2", code)
+	}
+}
+
+// TestIngestResumes: an ingest of turns without ids stopped at a bad line names the line
+// to resume from; fixed and resumed with --from-line, the turns get the ids and places the
+// whole file gives them, and nothing written before is written twice.
+func TestIngestResumes(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var good, bad strings.Builder
+	for i := range 9 {
+		line := fmt.Sprintf(`{"conversation": "c%d", "speaker": "Ana", "text": "turn %d"}`, i%2, i+1)
+		good.WriteString(line + "\n")
+		if i == 6 {
+			line = `{"conversation": "c0", "speaker": "Ana", "text": "turn 7"` // cut
+		}
+		bad.WriteString(line + "\n")
+	}
+	if code := c.run("ingest", writeFile(t, "chat.jsonl", bad.String()), "--scope", "team", "--batch", "3"); code != 1 ||
+		!strings.Contains(c.err.String(), "chat.jsonl:7:") || !strings.Contains(c.err.String(), "resume with --from-line 7") {
+		t.Fatalf("exit %d: %s", code, c.err.String())
+	}
+	if code := c.run("ingest", writeFile(t, "chat.jsonl", good.String()), "--scope", "team", "--batch", "3", "--from-line", "7"); code != 0 ||
+		!strings.Contains(c.out.String(), "3 memories (0 updated") {
+		t.Fatalf("resumed: exit %d: %s%s", code, c.out.String(), c.err.String())
+	}
+	rows, err := c.db.Owner.Query(context.Background(), `SELECT external_id || ' ' || position FROM recall.memories ORDER BY text`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"c0:1 1", "c1:2 1", "c0:3 2", "c1:4 2", "c0:5 3", "c1:6 3", "c0:7 4", "c1:8 4", "c0:9 5"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("after the resume: %v, want %v", got, want)
 	}
 }

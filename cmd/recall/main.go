@@ -54,6 +54,7 @@ func (m *Main) run(ctx context.Context, args []string) int {
 		"ingest":      {Summary: "load JSONL files: native records, a BEIR corpus, conversation turns", Run: m.ingest},
 		"query":       {Summary: "recall evidence for a question within a token budget", Run: m.query},
 		"prune":       {Summary: "delete a scope set's expired memories (prune --scope S)", Run: m.prune},
+		"export":      {Summary: "write a scope set as native JSONL records that ingest reads back (export --scope S --out F)", Run: m.export},
 		"erase":       {Summary: "remove everything of a scope set, with a receipt (erase --scope S --yes)", Run: m.erase},
 		"consolidate": {Summary: "ask a chat model which memories a later one replaces, and mark them (consolidate --scope S --chat-url URL --chat-model M)", Run: m.consolidate},
 		"supersede":   {Summary: "mark stored memories as replaced by a newer one (supersede --scope S NEW OLD...)", Run: m.supersede},

@@ -218,6 +218,7 @@ class Memory(Model):
     id: str
     text: str
     covers: Optional[List[str]] = None
+    duplicate_of: Optional[str] = None
     embedding: Optional[List[float]] = None
     entities: Optional[List[str]] = None
     expires_at: Optional[str] = None
@@ -232,6 +233,7 @@ class Memory(Model):
     source: Optional[str] = None
     speaker: Optional[str] = None
     supersedes: Optional[List[str]] = None
+    supersedes_at: Optional[str] = None
     tags: Optional[List[str]] = None
     valid_from: Optional[str] = None
     valid_until: Optional[str] = None

@@ -27,6 +27,7 @@ OPERATIONS = {
     ("POST", "/v1/prune"): "prune",
     ("POST", "/v1/summarize"): "summarize",
     ("DELETE", "/v1/scopes/{scope}"): "erase",
+    ("GET", "/v1/export"): "export",
 }
 
 
@@ -187,6 +188,27 @@ class Client:
         if dry_run:
             path += "?dry_run=true"
         return m.Receipt.decode(self._call("DELETE", path, None))
+
+    def export(self, scopes=None, embeddings=False):
+        """Yields the native records (dicts) of one scope set the key reads (a scope, or a
+        list: exactly that set; None: the key's only write scope, else its only read scope),
+        as recall export writes them: the "export" header first, then sources, entities,
+        memories (with their embeddings when asked), relations, and the "export_end" record
+        with the counts. ingest() reads them back. Raises Unavailable when the stream ends
+        without its export_end record: the export was cut."""
+        params = {}
+        if scopes:
+            params["scope"] = ",".join([scopes] if isinstance(scopes, str) else scopes)
+        if embeddings:
+            params["embeddings"] = "true"
+        path = "/v1/export" + ("?" + urllib.parse.urlencode(params) if params else "")
+        ended = False
+        for line in self._stream("GET", path, None, True):
+            rec = json.loads(line)
+            ended = rec.get("type") == "export_end"
+            yield rec
+        if not ended:
+            raise Unavailable(0, "unavailable", "the export ended without its export_end record: it was cut")
 
     def ingest(self, data, format=None, scope=None, duplicates=None, duplicate_match=None, batch=None, progress=None):
         """Loads JSONL records as recall ingest does: data is bytes, str, a file opened in

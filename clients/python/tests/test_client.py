@@ -92,6 +92,21 @@ def test_ingest_stops_at_a_bad_line(client):
     assert [m.id for m in client.memory(name + "-1").memories] == [name + "-1"]
 
 
+def test_export_reads_back(client):
+    name = "export-" + uuid.uuid4().hex[:8]
+    client.remember(memories=[Memory(id=name + "-a", text="Lena keeps the spare keys of the boathouse."),
+                              Memory(id=name + "-b", text="The boathouse opens at seven.", tags=["boats"])], scopes=["team"])
+    recs = list(client.export("team"))
+    assert recs[0]["type"] == "export" and recs[0]["scopes"] == ["team"], recs[0]
+    assert recs[-1]["type"] == "export_end" and recs[-1]["memories"] == sum(r["type"] == "memory" for r in recs)
+    mine = {r["id"]: r for r in recs if r["type"] == "memory" and r["id"].startswith(name)}
+    assert mine[name + "-b"]["tags"] == ["boats"] and "embedding" not in mine[name + "-b"], mine
+    assert len(next(r for r in client.export(["team"], embeddings=True) if r["type"] == "memory")["embedding"]) > 0
+    # Read back: the same file restores (writing the same ids again updates them in place).
+    last = client.ingest(recs, scope="team")
+    assert last.done and last.result.memories == recs[-1]["memories"], last
+
+
 def test_errors_are_typed(client, server):
     with pytest.raises(BadRequest) as e:
         client.recall("anything", budget=0)

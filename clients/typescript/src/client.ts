@@ -24,6 +24,7 @@ export const OPERATIONS: Record<string, keyof Client> = {
   "POST /v1/prune": "prune",
   "POST /v1/summarize": "summarize",
   "DELETE /v1/scopes/{scope}": "erase",
+  "GET /v1/export": "export",
 };
 
 /** An answer that is not a success, with the problem+json fields the server sent. status 0:
@@ -172,6 +173,25 @@ export class Client {
   erase(scopes: string | string[], dryRun = false): Promise<m.Receipt> {
     const set = (typeof scopes === "string" ? [scopes] : scopes).map(encodeURIComponent).join(",");
     return this.call("DELETE", `/v1/scopes/${set}${dryRun ? "?dry_run=true" : ""}`, null, null, "Receipt");
+  }
+
+  /** Yields the native records of one scope set the key reads (a scope, or a list: exactly
+   * that set; none: the key's only write scope, else its only read scope), as recall export
+   * writes them: the "export" header first, then sources, entities, memories (with their
+   * embeddings when asked), relations, and the "export_end" record with the counts; ingest
+   * reads them back. Throws when the stream ends without its export_end record (cut). */
+  async *export(scopes?: string | string[], o: { embeddings?: boolean } = {}): AsyncGenerator<Record<string, unknown>> {
+    const params = new URLSearchParams();
+    if (scopes !== undefined) params.set("scope", (typeof scopes === "string" ? [scopes] : scopes).join(","));
+    if (o.embeddings) params.set("embeddings", "true");
+    const resp = await this.send("GET", "/v1/export" + (params.size ? "?" + params.toString() : ""), null, "application/json", true);
+    let ended = false;
+    for await (const line of lines(resp)) {
+      const rec = JSON.parse(line) as Record<string, unknown>;
+      ended = rec.type === "export_end";
+      yield rec;
+    }
+    if (!ended) throw new RecallError(0, "unavailable", "the export ended without its export_end record: it was cut");
   }
 
   /** Loads JSONL records as recall ingest does. data is a string (JSONL) or an iterable of

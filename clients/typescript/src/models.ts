@@ -143,6 +143,7 @@ export interface MeResponse {
 
 export interface Memory {
   "covers"?: string[];
+  "duplicate_of"?: string;
   "embedding"?: number[];
   "entities"?: string[];
   "expires_at"?: string;
@@ -158,6 +159,7 @@ export interface Memory {
   "source"?: string;
   "speaker"?: string;
   "supersedes"?: string[];
+  "supersedes_at"?: string;
   "tags"?: string[];
   "text": string;
   "valid_from"?: string;
@@ -484,7 +486,7 @@ export const SCHEMAS: Record<string, { properties: Record<string, string | null>
   Item: { properties: { "also_said": "Restatement", "attached_to": null, "context": null, "covers": null, "direct": null, "entities": null, "external_id": null, "id": null, "kind": null, "lanes": null, "metadata": null, "occurred_end": null, "occurred_start": null, "order_score": null, "passage": "Span", "position": null, "rerank_score": null, "run": null, "score": null, "source_id": null, "speaker": null, "stale": null, "statement_rank": null, "tags": null, "text": null, "tokens": null, "truncated": null }, required: ["external_id","id","kind","score","statement_rank","text","tokens"] },
   LeftOut: { properties: { "external_id": null, "id": null, "text": null, "why": null }, required: ["external_id","id","text","why"] },
   MeResponse: { properties: { "can_write": null, "label": null, "read": null, "user": null, "write": null }, required: ["can_write","read","user","write"] },
-  Memory: { properties: { "covers": null, "embedding": null, "entities": null, "expires_at": null, "id": null, "kind": null, "mentioned_at": null, "metadata": null, "occurred_end": null, "occurred_start": null, "position": null, "refers_end": null, "refers_start": null, "source": null, "speaker": null, "supersedes": null, "tags": null, "text": null, "valid_from": null, "valid_until": null }, required: ["id","text"] },
+  Memory: { properties: { "covers": null, "duplicate_of": null, "embedding": null, "entities": null, "expires_at": null, "id": null, "kind": null, "mentioned_at": null, "metadata": null, "occurred_end": null, "occurred_start": null, "position": null, "refers_end": null, "refers_start": null, "source": null, "speaker": null, "supersedes": null, "supersedes_at": null, "tags": null, "text": null, "valid_from": null, "valid_until": null }, required: ["id","text"] },
   MemoryDetail: { properties: { "access_count": null, "created_at": null, "duplicate_of": null, "entities": "EntityRef", "expires_at": null, "id": null, "kind": null, "last_accessed": null, "metadata": null, "neighbours": "Neighbour", "occurred_end": null, "occurred_start": null, "position": null, "relations": "RelationRef", "scopes": null, "source": null, "source_title": null, "speaker": null, "superseded_at": null, "superseded_by": null, "tags": null, "text": null, "valid_from": null, "valid_until": null }, required: ["access_count","created_at","entities","id","kind","metadata","neighbours","relations","scopes","tags","text"] },
   MemoryRequest: { properties: { "id": null, "scope": null }, required: ["id"] },
   MemoryResponse: { properties: { "memories": "MemoryDetail" }, required: ["memories"] },

@@ -87,6 +87,29 @@ test("ingest stops at a bad line", async () => {
   assert.deepEqual((await client.memory(`${name}-1`)).memories.map((m) => m.id), [`${name}-1`]);
 });
 
+test("export reads back", async () => {
+  const name = fresh("export");
+  await client.remember({ memories: [{ id: `${name}-a`, text: "Lena keeps the spare keys of the boathouse." }, { id: `${name}-b`, text: "The boathouse opens at seven.", tags: ["boats"] }], scopes: ["team"] });
+  const recs: Record<string, unknown>[] = [];
+  for await (const r of client.export("team")) recs.push(r);
+  assert.equal(recs[0]?.type, "export");
+  assert.deepEqual(recs[0]?.scopes, ["team"]);
+  const end = recs[recs.length - 1]!;
+  assert.equal(end.type, "export_end");
+  assert.equal(end.memories, recs.filter((r) => r.type === "memory").length);
+  const b = recs.find((r) => r.id === `${name}-b`)!;
+  assert.deepEqual(b.tags, ["boats"]);
+  assert.ok(!("embedding" in b));
+  for await (const r of client.export(["team"], { embeddings: true })) {
+    if (r.type === "memory") {
+      assert.ok((r.embedding as number[]).length > 0);
+      break;
+    }
+  }
+  const last = await client.ingest(recs, { scope: "team" });
+  assert.ok(last.done && last.result.memories === end.memories);
+});
+
 test("errors are typed", async () => {
   await assert.rejects(client.recall("anything", 0), (e: Error) => e instanceof RecallError && e.status === 400 && e.errors[0]?.field === "budget");
   await assert.rejects(new Client({ url, apiKey: "rk_not_a_key" }).me(), (e: Error) => e instanceof RecallError && e.status === 401);

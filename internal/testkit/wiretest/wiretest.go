@@ -15,6 +15,7 @@ import (
 var GoOnly = map[string]string{
 	"Batch.DeferVectorIndex": "a client over HTTP has no call to build the vector index afterwards",
 	"Batch.Prune":            "deletes a family of ids; only the engine's summaries use it",
+	"Batch.AsExported":       "set by the loader from an export file's header, not by a caller",
 }
 
 // Fields lists struct type t's fields as "Type.Field" with their JSON names ("" for a field
