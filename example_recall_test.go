@@ -71,7 +71,7 @@ func ExampleEngine_Trace() {
 	//   temporal  not found
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
-	//   learned order hashing-v6: score 6.0371 = +1.4941 lane_context (0.333) +0.8419 context_rel (1) +0.7089 lane_bm25 (0.333) +0.6463 best (0.333) +0.5149 cover_idf (1) and 20 more
+	//   learned order hashing-v7: score 7.0915 = +1.1936 doc_bm25_rel (1) +1.1366 doc_lane_context (0.333) +1.1226 doc_lane_bm25 (0.333) +0.7291 doc_cover_idf (1) +0.6820 doc_best (0.333) and 10 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

@@ -1,6 +1,7 @@
 package ranker
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 )
@@ -13,6 +14,12 @@ import (
 // WithTrees). Averaging lowers the variance a single fit has from the queries it happens to
 // be given. bags <= 1 is one plain fit on every query.
 func FitBagged(queries []Query, o FitOptions, bags int) (map[string]float64, []Tree, error) {
+	if o.Kinds {
+		if bags > 1 {
+			return nil, nil, fmt.Errorf("ranker: a fit of kinds apart is not bagged")
+		}
+		return FitKinds(queries, o)
+	}
 	if bags <= 1 {
 		w := Fit(queries, o)
 		base, err := New("bag", "", w)

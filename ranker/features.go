@@ -6,7 +6,9 @@
 // dialogue: what the same speaker said just before or next, past the other's reply),
 // whether it opens its source, and how strongly the rest of its source was found. Every
 // feature is defined for every memory, whatever its kind: a memory without a speaker or a
-// place has those features at zero, as a memory a lane did not find has that lane's.
+// place has those features at zero, as a memory a lane did not find has that lane's. A turn
+// of a conversation and any other memory have their features in two blocks of their own
+// (Features), weighed apart.
 //
 // A Model is a small versioned JSON file: weights by feature name and, optionally, boosted
 // regression trees over the same features added to the weighted sum. The engine's default is
@@ -27,9 +29,30 @@ import (
 	"github.com/recall-engine/recall/statement"
 )
 
-// The features, in the order Extract writes them. Lane features come first, one per lane in
-// lane order: 1 / (rrf_k + rank), 0 when the lane did not find the candidate.
+// Features are the model's inputs, in the order Extract writes them: the base features twice.
+// A turn of a conversation (a memory with a place in its source) has its values in the first
+// block and zeros in the second; any other memory (a note, a document, a fact) has them in the
+// second block, named "doc_" and the base name, and zeros in the first. So a turn and a
+// document are ordered by weights fitted on their own kind: what is learned on conversations
+// (where the turn after a matching one holds the answer, where a user's opener states the need)
+// does not move documents, and a fit without any document leaves them the prior's order.
 var Features = func() []string {
+	out := slices.Clone(baseFeatures)
+	for _, f := range baseFeatures {
+		out = append(out, docPrefix+f)
+	}
+	return out
+}()
+
+// docPrefix names the second block of Features: a memory without a place in a source.
+const docPrefix = "doc_"
+
+// numBase is the length of one block of Features.
+var numBase = len(baseFeatures)
+
+// baseFeatures are one memory's features. Lane features come first, one per lane in lane
+// order: 1 / (rrf_k + rank), 0 when the lane did not find the candidate.
+var baseFeatures = func() []string {
 	var out []string
 	for _, l := range statement.Lanes() {
 		out = append(out, "lane_"+l.String())
@@ -202,12 +225,16 @@ func speakerNamed(q map[string]bool, speaker string) bool {
 func Extract(question string, head []statement.Candidate, rrfK float64) [][]float64 {
 	ex := newExtractor(question, head, rrfK)
 	out := make([][]float64, len(head))
-	for i := range head {
+	for i, c := range head {
 		x := make([]float64, NumFeatures)
-		ex.lanes(x, head[i])
+		ex.lanes(x, c)
 		ex.words(x, i)
 		ex.neighbours(x, i)
-		ex.time(x, head[i])
+		ex.time(x, c)
+		if c.Source == nil || c.Position <= 0 { // not a turn: its values go to the doc_ block
+			copy(x[numBase:], x[:numBase])
+			clear(x[:numBase])
+		}
 		out[i] = x
 	}
 	return out

@@ -22,6 +22,8 @@ type FitOptions struct {
 	// the prior's order (the fused order's lane weights: aizk-eval order --prior fused).
 	// Nil: from zero.
 	Prior map[string]float64
+	// Kinds fits the turns' and the documents' blocks of Features apart (FitKinds).
+	Kinds bool
 }
 
 // Fit fits a linear order to the queries by pairwise logistic regression (RankNet's loss with

@@ -148,22 +148,28 @@ func (m *Model) Score(x []float64) float64 {
 	for i, w := range m.w {
 		s += w * x[i]
 	}
+	k := kindOf(x)
 	for i := range m.Trees {
-		s += m.Trees[i].eval(x, nil)
+		if m.Trees[i].scores(k) {
+			s += m.Trees[i].eval(x, nil)
+		}
 	}
 	return s
 }
 
 // Contributions are what each feature adds to Score: weight times value, plus, in each tree,
 // how much the splits on it moved the value along the candidate's path. They sum to Score less
-// the trees' root values, which every candidate gets alike.
+// the root values of the trees that score it, which every candidate of its kind gets alike.
 func (m *Model) Contributions(x []float64) []float64 {
 	out := make([]float64, NumFeatures)
 	for i, w := range m.w {
 		out[i] = w * x[i]
 	}
+	k := kindOf(x)
 	for i := range m.Trees {
-		m.Trees[i].eval(x, out)
+		if m.Trees[i].scores(k) {
+			m.Trees[i].eval(x, out)
+		}
 	}
 	return out
 }

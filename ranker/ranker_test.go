@@ -28,7 +28,8 @@ func hit(rank int, score float64) statement.LaneHit {
 	return statement.LaneHit{Rank: rank, Score: score}
 }
 
-// TestExtract checks every feature of a small head against values worked out by hand.
+// TestExtract checks every feature of a small head against values worked out by hand: the
+// turns' in the first block, the note's (no place) in the documents' block.
 func TestExtract(t *testing.T) {
 	t.Parallel()
 	src := &statement.Source{ID: 7, ExternalID: "s", Title: "Harbor crane notes"}
@@ -89,6 +90,13 @@ func TestExtract(t *testing.T) {
 	want[1]["cover_idf"] = w3 / sum
 	want[2]["cover_idf"] = w3 / sum
 	want[3]["cover_idf"] = 2 * w3 / sum
+	// The note has no place in a source: its values are in the documents' block, the turns'
+	// block at zero.
+	doc := map[string]float64{}
+	for f, v := range want[3] {
+		doc["doc_"+f] = v
+	}
+	want[3] = doc
 	for i, row := range xs {
 		for j, f := range ranker.Features {
 			if got, w := row[j], want[i][f]; math.Abs(got-w) > 1e-12 {
@@ -155,8 +163,10 @@ func TestFit(t *testing.T) {
 			var q ranker.Query
 			for k := range 20 {
 				x := make([]float64, ranker.NumFeatures)
-				for j := range x {
-					x[j] = r.Float64()
+				for j, f := range ranker.Features {
+					if !strings.HasPrefix(f, "doc_") { // turns: the documents' block is zero
+						x[j] = r.Float64()
+					}
 				}
 				rel := k < 2
 				x[indexOf(t, "nb_question")] = 0.1 * r.Float64() // noise

@@ -9,12 +9,40 @@ import (
 
 // Tree is one regression tree of a boosted order: Nodes[0] is the root; an internal node
 // sends a candidate whose feature value is at most Threshold to Left, else to Right; a leaf
-// (Feature "") adds its Value to the score. Every node keeps the Value its candidates would
+// (Feature "") adds its Value to the score. A tree whose splits read one block of Features
+// scores only the candidates of that kind (a turn's trees never score a document, whose turn
+// block is zero: a path it was never fitted on). Every node keeps the Value its candidates would
 // get if it were a leaf, so a score is explained feature by feature along the path
 // (Contributions).
 type Tree struct {
 	Nodes []Node `json:"nodes"`
+
+	kind kind // the candidates it scores: those of its splits' block (ranker.FitKinds), or all
 }
+
+// kind is a candidate's block of Features, or a tree's: a turn's, a document's, or (a tree
+// that splits on both, or on none) any.
+type kind int8
+
+const (
+	anyKind kind = iota
+	turnKind
+	docKind
+)
+
+// kindOf is x's block: a document's when its turn block is all zero (a candidate some lane
+// found has a lane feature there otherwise).
+func kindOf(x []float64) kind {
+	for _, v := range x[:numBase] {
+		if v != 0 {
+			return turnKind
+		}
+	}
+	return docKind
+}
+
+// scores says whether t adds to the score of a candidate of kind k.
+func (t *Tree) scores(k kind) bool { return t.kind == anyKind || t.kind == k }
 
 // Node is one node of a Tree.
 type Node struct {
@@ -50,6 +78,23 @@ func (t *Tree) check() error {
 			return fmt.Errorf("%w: node %d: children %d and %d: want nodes after it in the tree", ErrModel, i, n.Left, n.Right)
 		}
 		n.f = f
+	}
+	t.kind = anyKind
+	for i, n := range t.Nodes {
+		if n.f < 0 {
+			continue
+		}
+		k := turnKind
+		if n.f >= numBase {
+			k = docKind
+		}
+		switch {
+		case t.kind == anyKind && i == 0:
+			t.kind = k
+		case t.kind != k:
+			t.kind = anyKind
+			return nil
+		}
 	}
 	return nil
 }

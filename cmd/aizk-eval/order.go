@@ -34,7 +34,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	score := fs.String("score", "", "traces files, comma-separated, scored with the fitted model and never fitted on (a test split)")
 	metric := fs.String("metric", "recall@10", "the metric of every set ("+eval.MetricNames()+")")
 	metricFor := fs.String("metric-for", "", "other metrics by set, e.g. scifact=ndcg@10 (a query's set: its metadata field set, else its file's name)")
-	folds := fs.String("folds-by", "", `query metadata fields, comma-separated: for each, fit on all but each of its values and score the one left out ("conv/5": its values dealt into five folds)`)
+	folds := fs.String("folds-by", "", `query metadata fields, comma-separated: for each, fit on all but each of its values and score the one left out ("conv/5": its values dealt into five folds; "set": the data set; "id/5": the queries themselves in five folds)`)
 	curve := fs.String("curve", "", "query metadata field: fit on each of its values alone and score every value, beside the fit on all the others (how the held-out metric grows with the data fitted on)")
 	group := fs.String("group-field", "", "query metadata field: the held-out headline metric per its value too, against the bm25 lane alone")
 	rrf := fs.Bool("compare-rrf", false, "with --folds-by: also fit the fusion (rrf_k and lane weights) by the same folds, the baseline the order must beat")
@@ -50,6 +50,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	fs.Float64Var(&fo.Trees.MinHess, "min-hessian", 1, "least hessian (pair weight) in a tree's leaf")
 	treeFeatures := fs.String("tree-features", "", `"place": the trees split only on what a memory's place and speaker say (ranker.PlaceFeatures), so a memory without them is ordered by the weights alone; "": on every feature`)
 	prior := fs.String("prior", "", `"fused": the fit starts from the fused order's lane weights (the traces' settings) and its penalty draws it back there, so what the data does not support leaves the fused order; "": from zero`)
+	fs.BoolVar(&fo.Kinds, "kinds", false, "fit the turns' and the documents' blocks of features apart (ranker.FitKinds): the turns on every query, the documents on documents only")
 	bags := fs.Int("bags", 1, "fit this many orders on bootstrap samples of the queries and write their average (ranker.FitBagged; 1: one fit on every query)")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: aizk-eval order --traces FILE[,FILE...] --out FILE [flags]\n\n"+
@@ -67,8 +68,8 @@ func (m *Main) order(ctx context.Context, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: --traces and --out are required", cli.ErrUsage)
 	}
-	if *bags < 1 {
-		return fmt.Errorf("%w: --bags %d: at least 1 (1 fits one order on every query)", cli.ErrUsage, *bags)
+	if err := checkBags(*bags, fo.Kinds); err != nil {
+		return err
 	}
 	metrics, err := parseMetrics(*metric, *metricFor)
 	if err != nil {
@@ -223,6 +224,17 @@ func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]or
 	return out, nil
 }
 
+// checkBags refuses --bags below 1, or above 1 with --kinds.
+func checkBags(bags int, kinds bool) error {
+	switch {
+	case bags < 1:
+		return fmt.Errorf("%w: --bags %d: at least 1 (1 fits one order on every query)", cli.ErrUsage, bags)
+	case kinds && bags > 1:
+		return fmt.Errorf("%w: --kinds with --bags %d: a fit of kinds apart is not bagged", cli.ErrUsage, bags)
+	}
+	return nil
+}
+
 // fitChoices applies --tree-features and --prior to fo; the prior is the fused order of s,
 // the traces' settings.
 func fitChoices(fo *ranker.FitOptions, treeFeatures, prior string, s statement.Settings) error {
@@ -244,11 +256,12 @@ func fitChoices(fo *ranker.FitOptions, treeFeatures, prior string, s statement.S
 }
 
 // fusedPrior are the fused order's weights as the learned order's features: each lane's
-// weight on its 1 / (rrf_k + rank).
+// weight on its 1 / (rrf_k + rank), for turns and other memories alike.
 func fusedPrior(s statement.Settings) map[string]float64 {
 	out := map[string]float64{}
 	for _, l := range statement.Lanes() {
 		out["lane_"+l.String()] = s.Weights[l]
+		out["doc_lane_"+l.String()] = s.Weights[l]
 	}
 	return out
 }

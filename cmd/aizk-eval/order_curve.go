@@ -105,10 +105,18 @@ func curveValues(qs []orderQuery, field string) []string {
 	return slices.DeleteFunc(names, func(v string) bool { return v == "<nil>" })
 }
 
-// groupOf is q's value of field as groupsBy names it.
+// idField groups by the query's own id: "--folds-by id/5" deals the queries themselves into
+// five folds (a set whose queries share no field, as SciFact's).
+const idField = "id"
+
+// groupOf is q's value of field as groupsBy names it (the query's set for "set", its id for
+// "id", else its metadata field).
 func groupOf(q orderQuery, field string) string {
-	if field == eval.SetField {
+	switch field {
+	case eval.SetField:
 		return q.set
+	case idField:
+		return q.Query.ID
 	}
 	return fmt.Sprint(q.Query.Meta[field])
 }

@@ -81,6 +81,21 @@ func TestTracesOrderMix(t *testing.T) {
 	if b, err := ranker.Load(bagged); err != nil || len(b.Trees) != 6 {
 		t.Fatalf("the bagged model: %v, %d trees, want 6", err, len(b.Trees))
 	}
+	// --kinds with five folds of the queries themselves: the toy's documents have no place,
+	// so every weight the fit leaves is of the documents' block (the turns' block, fitted on
+	// documents folded into it, is not kept for them: a turn of the toy has no place either).
+	kinds := filepath.Join(dir, "kinds.json")
+	out, errOut, code = run(t, url, "order", "--traces", traces, "--metric", "ndcg@10", "--kinds", "--trees", "2", "--folds-by", "id/5", "--out", kinds)
+	if code != 0 || !strings.Contains(out, "## Held out by id/5") {
+		t.Fatalf("order --kinds --folds-by id/5: exit %d: %s\n%s", code, errOut, out)
+	}
+	k, err := ranker.Load(kinds)
+	if err != nil || k.Weights["doc_lane_bm25"] == 0 || len(k.Trees) != 4 {
+		t.Fatalf("the kinds model: %v, doc_lane_bm25 %v, %d trees (want 2 a block)", err, k.Weights["doc_lane_bm25"], len(k.Trees))
+	}
+	if _, errOut, code := run(t, url, "order", "--traces", traces, "--kinds", "--bags", "2", "--out", kinds); code != 2 || !strings.Contains(errOut, "--kinds") {
+		t.Fatalf("order --kinds --bags 2: exit %d: %s", code, errOut)
+	}
 	if _, errOut, code := run(t, url, "order", "--traces", traces, "--bags", "0", "--out", bagged); code != 2 || !strings.Contains(errOut, "--bags 0") {
 		t.Fatalf("order --bags 0: exit %d: %s", code, errOut)
 	}
