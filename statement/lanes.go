@@ -50,6 +50,10 @@ type laneDef struct {
 	// parts are the fragments that define the lane, in order, when it is not one file of its
 	// name (the graph lane is four, which a cross-worker recall runs apart: spread.go).
 	parts []string
+	// merge is how a cross-worker recall ranks the lane over the rows every worker returned
+	// for it (of its name's kind), as its fragment ranks them on one server
+	// (statement/spread_merge.go); every lane has one.
+	merge mergeRule
 }
 
 // fragments are the names of the sql/lanes/ files that define lane l.
@@ -68,14 +72,14 @@ func (l Lane) fragments() []string {
 // measure on any development set while it cost a quarter of a recall, so it is 0 by
 // default (eval/results/graph-off.md); a settings file or --set weights.graph=0.05 runs it.
 var lanes = [NumLanes]laneDef{
-	Vector:  {name: "vector", weight: 0.05, depth: "vector_k", inputs: []input{inVector}},
-	BM25:    {name: "bm25", weight: 0.7, depth: "bm25_k", inputs: []input{inLexical}, passage: true},
-	Mention: {name: "mention", weight: 0.1, depth: "mention_k", inputs: []input{inEntities}},
+	Vector:  {name: "vector", weight: 0.05, depth: "vector_k", inputs: []input{inVector}, merge: mergeNearest},
+	BM25:    {name: "bm25", weight: 0.7, depth: "bm25_k", inputs: []input{inLexical}, passage: true, merge: mergeTop},
+	Mention: {name: "mention", weight: 0.1, depth: "mention_k", inputs: []input{inEntities}, merge: mergeMidRanked},
 	Graph: {name: "graph", weight: 0, depth: "graph_k", inputs: []input{inVector, inLexical, inEntities},
-		parts: []string{"graph_seed", "graph_walk", "graph_rank", "graph_score"}},
-	Temporal: {name: "temporal", weight: 0.25, depth: "temporal_k"},
-	Title:    {name: "title", weight: 0.15, depth: "title_k", direct: true},
-	Context:  {name: "context", weight: 1, depth: "context_k", inputs: []input{inLexical}},
+		parts: []string{"graph_seed", "graph_walk", "graph_rank", "graph_score"}, merge: mergeGraphRound},
+	Temporal: {name: "temporal", weight: 0.25, depth: "temporal_k", merge: mergeTemporalRule},
+	Title:    {name: "title", weight: 0.15, depth: "title_k", direct: true, merge: mergeMidRanked},
+	Context:  {name: "context", weight: 1, depth: "context_k", inputs: []input{inLexical}, merge: mergeContextRule},
 }
 
 func init() {
@@ -83,6 +87,9 @@ func init() {
 	for l, d := range lanes {
 		if d.name == "" || d.depth == "" {
 			panic(fmt.Sprintf("statement: lane %d has no registry entry", l))
+		}
+		if d.merge == noMerge {
+			panic(fmt.Sprintf("statement: lane %s has no merge rule: a cross-worker recall could not rank it", d.name))
 		}
 		if d.passage {
 			passages++

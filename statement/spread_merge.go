@@ -109,7 +109,31 @@ func byScore(a, b laneRow) int {
 	return cmp.Or(cmp.Compare(*b.Score, *a.Score), cmp.Compare(a.ID, b.ID))
 }
 
-// mergeLanes ranks every lane but graph over the workers' rows as its fragment does.
+// A mergeRule is how a cross-worker recall ranks a lane over every worker's rows for it (a
+// field of the lane's registry entry).
+type mergeRule uint8
+
+const (
+	noMerge mergeRule = iota
+	// mergeTop: the lane's depth best by score (bm25), each with its passage.
+	mergeTop
+	// mergeNearest: the lane's depth nearest by distance, those within vector_max_distance
+	// ranked in that order (vector).
+	mergeNearest
+	// mergeMidRanked: the depth best by score, ties sharing their mid rank (midRanked:
+	// mention, title).
+	mergeMidRanked
+	// mergeTemporalRule, mergeContextRule: the named rules of mergeTemporal and mergeContext.
+	mergeTemporalRule
+	mergeContextRule
+	// mergeGraphRound: ranked by a round of its own on the coordinator after the others are
+	// merged (spread.graph), from their seeds.
+	mergeGraphRound
+)
+
+// mergeLanes ranks the plan's lanes over the workers' rows, each by its registry's merge
+// rule (the graph lane's round runs after: spread.graph), and keeps the bm25 and vector hits
+// the graph lane seeds from whatever the plan.
 func mergeLanes(rows []laneRow, plan Plan, s Settings) merged {
 	m := merged{access: map[int64]laneRow{}}
 	kinds := map[string][]laneRow{}
@@ -120,35 +144,39 @@ func mergeLanes(rows []laneRow, plan Plan, s Settings) merged {
 		}
 		kinds[r.Kind] = append(kinds[r.Kind], r)
 	}
-	m.bm25 = kinds["bm25"]
+	m.bm25 = kinds[lanes[BM25].name]
 	slices.SortFunc(m.bm25, byScore)
-	if plan.Has(BM25) {
-		for i, r := range m.bm25[:min(len(m.bm25), s.BM25K)] {
-			h := spreadHit{id: r.ID, rank: int64(i + 1), score: *r.Score}
-			if r.Ref != nil {
-				h.passage = ptrTo(int32(*r.Ref))
-			}
-			m.lanes[BM25] = append(m.lanes[BM25], h)
-		}
-	}
 	// vector_hits is the vector_k nearest; the lane, those within vector_max_distance.
-	m.vector = kinds["vector"]
+	m.vector = kinds[lanes[Vector].name]
 	slices.SortFunc(m.vector, func(a, b laneRow) int { return cmp.Or(cmp.Compare(*a.Score2, *b.Score2), cmp.Compare(a.ID, b.ID)) })
 	m.vector = m.vector[:min(len(m.vector), s.VectorK)]
-	if plan.Has(Vector) {
-		for _, r := range m.vector {
-			if *r.Score2 <= s.VectorMaxDistance {
-				m.lanes[Vector] = append(m.lanes[Vector], spreadHit{id: r.ID, rank: int64(len(m.lanes[Vector]) + 1), score: *r.Score})
+	for _, l := range plan.Lanes() {
+		rows, k := kinds[lanes[l].name], s.Depth(l)
+		switch lanes[l].merge {
+		case mergeTop:
+			slices.SortFunc(rows, byScore)
+			for i, r := range rows[:min(len(rows), k)] {
+				h := spreadHit{id: r.ID, rank: int64(i + 1), score: *r.Score}
+				if r.Ref != nil {
+					h.passage = ptrTo(int32(*r.Ref))
+				}
+				m.lanes[l] = append(m.lanes[l], h)
 			}
+		case mergeNearest:
+			slices.SortFunc(rows, func(a, b laneRow) int { return cmp.Or(cmp.Compare(*a.Score2, *b.Score2), cmp.Compare(a.ID, b.ID)) })
+			for _, r := range rows[:min(len(rows), k)] {
+				if *r.Score2 <= s.VectorMaxDistance {
+					m.lanes[l] = append(m.lanes[l], spreadHit{id: r.ID, rank: int64(len(m.lanes[l]) + 1), score: *r.Score})
+				}
+			}
+		case mergeMidRanked:
+			m.lanes[l] = midRanked(rows, k)
+		case mergeTemporalRule:
+			m.lanes[l] = mergeTemporal(rows, s)
+		case mergeContextRule:
+			m.lanes[l] = mergeContext(rows, kinds["handoff"], k)
+		case mergeGraphRound:
 		}
-	}
-	m.lanes[Mention] = midRanked(kinds["mention"], s.MentionK)
-	m.lanes[Title] = midRanked(kinds["title"], s.TitleK)
-	if plan.Has(Temporal) {
-		m.lanes[Temporal] = mergeTemporal(kinds["temporal"], s)
-	}
-	if plan.Has(Context) {
-		m.lanes[Context] = mergeContext(kinds["context"], kinds["handoff"], s.ContextK)
 	}
 	return m
 }

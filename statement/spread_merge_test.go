@@ -2,6 +2,7 @@ package statement
 
 import (
 	"cmp"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -207,5 +208,66 @@ func TestMergeTemporal(t *testing.T) {
 		if got := mergeTemporal(sent, s); !slices.Equal(got, want) {
 			t.Fatalf("trial %d, temporal_k %d:\n got  %v\n want %v", trial, s.TemporalK, got, want)
 		}
+	}
+}
+
+// TestMergeLanesByRule: mergeLanes ranks each lane of the plan by its registry's rule, and
+// only the plan's: bm25 the best by score (with the passage), vector the nearest within
+// vector_max_distance, mention and title with tied rows at their mid rank, temporal and
+// context by their own rules (their merges are tested above), graph not here (its round).
+func TestMergeLanesByRule(t *testing.T) {
+	s := DefaultSettings()
+	s.VectorMaxDistance = 0.5
+	tied := func(kind string, ids ...int64) []laneRow {
+		var out []laneRow
+		for i, id := range ids {
+			out = append(out, laneRow{Kind: kind, ID: id, Score: ptrTo(5.0), Ties: ptrTo(int64(map[bool]int{true: len(ids)}[i == 0]))})
+		}
+		return out
+	}
+	rows := slices.Concat(tied("title", 1, 2, 3), tied("mention", 4, 5, 6), []laneRow{
+		{Kind: "bm25", ID: 10, Score: ptrTo(3.0), Ref: ptrTo(int64(2))}, {Kind: "bm25", ID: 11, Score: ptrTo(1.0)}, {Kind: "bm25", ID: 12, Score: ptrTo(2.0)},
+		{Kind: "vector", ID: 20, Score: ptrTo(0.9), Score2: ptrTo(0.1)}, {Kind: "vector", ID: 21, Score: ptrTo(0.1), Score2: ptrTo(0.9)},
+		{Kind: "vector", ID: 22, Score: ptrTo(0.8), Score2: ptrTo(0.2)},
+		{Kind: "context", ID: 30, Score: ptrTo(4.0)}, {Kind: "context", ID: 31, Score: ptrTo(6.0)},
+		{Kind: "temporal", ID: 40, Score: ptrTo(3600.0), Score2: ptrTo(0.0), Flag: ptrTo(false)},
+	})
+	ranks := func(hits []spreadHit) map[int64]int64 {
+		out := map[int64]int64{}
+		for _, h := range hits {
+			out[h.id] = h.rank
+		}
+		return out
+	}
+	all := Plan(0)
+	for _, l := range []Lane{Vector, BM25, Mention, Temporal, Title, Context} {
+		all |= Only(l)
+	}
+	m := mergeLanes(slices.Clone(rows), all, s)
+	for l, want := range map[Lane]map[int64]int64{
+		BM25:    {10: 1, 12: 2, 11: 3},
+		Vector:  {20: 1, 22: 2},
+		Title:   {1: 2, 2: 2, 3: 2},
+		Mention: {4: 2, 5: 2, 6: 2},
+		Context: {31: 1, 30: 2},
+	} {
+		if got := ranks(m.lanes[l]); !maps.Equal(got, want) {
+			t.Errorf("%s: ranks %v, want %v", l, got, want)
+		}
+	}
+	if p := m.lanes[BM25][0].passage; p == nil || *p != 2 {
+		t.Errorf("bm25's best lost its passage: %v", p)
+	}
+	if got := ranks(m.lanes[Temporal]); !maps.Equal(got, ranks(mergeTemporal(rows[len(rows)-1:], s))) {
+		t.Errorf("temporal: %v", got)
+	}
+	only := mergeLanes(slices.Clone(rows), Only(BM25), s)
+	for l := range Lane(NumLanes) {
+		if l != BM25 && len(only.lanes[l]) > 0 {
+			t.Errorf("a plan of bm25 alone merged %s: %v", l, only.lanes[l])
+		}
+	}
+	if len(only.vector) != 3 || len(only.bm25) != 3 {
+		t.Errorf("the graph's seeds are kept whatever the plan: %d bm25, %d vector rows", len(only.bm25), len(only.vector))
 	}
 }
