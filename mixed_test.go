@@ -137,7 +137,27 @@ func TestLearnedOrder(t *testing.T) {
 			for name, w := range m.Weights {
 				score[i] += w * x[slices.Index(ranker.Features, name)]
 			}
+			// A document's features are the doc_ block, a turn's the other: a tree whose splits
+			// all read one block scores only its kind of candidate.
+			doc := true
+			for j, f := range ranker.Features {
+				if !strings.HasPrefix(f, "doc_") && x[j] != 0 {
+					doc = false
+				}
+			}
 			for _, tree := range m.Trees { // walked from the root by feature name
+				docs, turns := 0, 0
+				for _, n := range tree.Nodes {
+					switch {
+					case strings.HasPrefix(n.Feature, "doc_"):
+						docs++
+					case n.Feature != "":
+						turns++
+					}
+				}
+				if doc && docs == 0 && turns > 0 || !doc && turns == 0 && docs > 0 {
+					continue
+				}
 				n := tree.Nodes[0]
 				for n.Feature != "" {
 					if x[slices.Index(ranker.Features, n.Feature)] <= n.Threshold {
@@ -163,7 +183,7 @@ func TestLearnedOrder(t *testing.T) {
 		}
 		return out
 	}
-	short, err := ranker.New("shorter first", "", map[string]float64{"log_len": -1})
+	short, err := ranker.New("shorter first", "", map[string]float64{"log_len": -1, "doc_log_len": -1}) // turns and documents alike
 	if err != nil {
 		t.Fatal(err)
 	}
