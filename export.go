@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -66,7 +67,7 @@ func (e *Engine) Export(ctx context.Context, user User, opts ExportOptions, emit
 			return err
 		}
 		x.tx, x.scopes = tx, sc
-		return x.run(ctx, e.cfg.Embedder.Dim())
+		return x.run(ctx)
 	})
 	if err != nil {
 		return sum, dberr.Interpret(ctx, "recall: export", err)
@@ -108,11 +109,8 @@ type exporter struct {
 	embeddings bool
 }
 
-func (x *exporter) run(ctx context.Context, dim int) error {
+func (x *exporter) run(ctx context.Context) error {
 	h := records.ExportHeader{Version: records.ExportVersion, Scopes: x.scopes, At: x.sum.At, Embeddings: x.embeddings}
-	if x.embeddings {
-		h.Dim = dim
-	}
 	if err := x.emit(records.Record{Header: &h}); err != nil {
 		return err
 	}
@@ -187,7 +185,6 @@ type exportMemory struct {
 	Supersedes    []string       `db:"supersedes"`
 	Superseded    []int64        `db:"superseded"`
 	SupersededAt  []time.Time    `db:"superseded_at"`
-	DefaultAt     *time.Time     `db:"default_at"`
 	DuplicateOf   *string        `db:"duplicate_of"`
 	DuplicateID   *int64         `db:"duplicate_id"`
 }
@@ -200,6 +197,7 @@ func (x *exporter) memories(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
 	done := map[int64]bool{}
 	waiting := map[int64][]*waiter{} // a referent not out yet -> the memories waiting for it
 	var out func(m *exportMemory) error
@@ -220,12 +218,10 @@ func (x *exporter) memories(ctx context.Context) error {
 		}
 		return nil
 	}
-	var scanErr error
 	for rows.Next() {
 		m, err := pgx.RowToAddrOfStructByNameLax[exportMemory](rows)
 		if err != nil {
-			scanErr = err
-			break
+			return err
 		}
 		refs := slices.Concat(m.Covered, m.Superseded)
 		if m.DuplicateID != nil {
@@ -240,13 +236,11 @@ func (x *exporter) memories(ctx context.Context) error {
 		}
 		if w.missing == 0 {
 			if err := out(m); err != nil {
-				rows.Close()
 				return err
 			}
 		}
 	}
-	rows.Close()
-	if err := cmpErr(scanErr, rows.Err()); err != nil {
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	// What still waits is in a cycle of references: out in id order.
@@ -258,7 +252,7 @@ func (x *exporter) memories(ctx context.Context) error {
 			}
 		}
 	}
-	slices.SortFunc(left, func(a, b *exportMemory) int { return int(a.ID - b.ID) })
+	slices.SortFunc(left, func(a, b *exportMemory) int { return cmp.Compare(a.ID, b.ID) })
 	for _, m := range slices.CompactFunc(left, func(a, b *exportMemory) bool { return a.ID == b.ID }) {
 		if !done[m.ID] {
 			done[m.ID] = true
@@ -275,13 +269,6 @@ func (x *exporter) memories(ctx context.Context) error {
 type waiter struct {
 	m       *exportMemory
 	missing int
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // memory maps a row to the memory record that writes it again: a supersession time only
@@ -309,7 +296,7 @@ func (x *exporter) memory(m *exportMemory) *Memory {
 		if slices.ContainsFunc(m.SupersededAt, func(t time.Time) bool { return !t.Equal(at) }) {
 			x.sum.MergedSupersessions = append(x.sum.MergedSupersessions, m.ExternalID)
 		}
-		if m.DefaultAt == nil || !m.DefaultAt.Equal(at) {
+		if def := cmp.Or(m.ValidFrom, m.OccurredStart); def == nil || !def.Equal(at) {
 			out.SupersedesAt = &at
 		}
 	}

@@ -178,7 +178,7 @@ func TestExportRoundTrip(t *testing.T) {
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
-		if a, b := packIDs(p1), packIDs(p2); len(a) == 0 || !slices.Equal(a, b) {
+		if a, b := p1.IDs(), p2.IDs(); len(a) == 0 || !slices.Equal(a, b) {
 			t.Errorf("%q: exported %v, restored %v", q, a, b)
 		}
 	}
@@ -196,14 +196,6 @@ func exportEngine(t *testing.T) (*testdb.DB, *recall.Engine) {
 		t.Fatal(err)
 	}
 	return db, e
-}
-
-func packIDs(p *recall.Pack) []string {
-	var out []string
-	for _, it := range p.Items {
-		out = append(out, it.ExternalID)
-	}
-	return out
 }
 
 func firstDiff(a, b []string) string {

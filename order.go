@@ -60,10 +60,10 @@ func learnedOrder(m *ranker.Model, query string, cands []pack.Ranked, rrfK float
 	}
 	xs := ranker.Extract(query, head, rrfK)
 	out := make([]pack.Ranked, len(cands))
-	for i, j := range m.Order(xs) {
+	idx, scores := m.Ranked(xs)
+	for i, j := range idx {
 		c := cands[j]
-		score := m.Score(xs[j])
-		c.Features, c.OrderScore = xs[j], &score
+		c.Features, c.OrderScore = xs[j], &scores[j]
 		out[i] = c
 	}
 	return pack.CorroboratedFirst(pack.AnchorsFirst(out), corroborated)

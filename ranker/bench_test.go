@@ -41,6 +41,22 @@ func BenchmarkOrder(b *testing.B) {
 		}
 		models["file"] = m
 	}
+	// What the engine's learned order needs of the model (the order and each score): the
+	// default model's scores computed once (Ranked), beside computing them again after Order.
+	xs := ranker.Extract(q, head, 30)
+	b.Run("ranked", func(b *testing.B) {
+		for b.Loop() {
+			ranker.DefaultModel().Ranked(xs)
+		}
+	})
+	b.Run("order-then-score", func(b *testing.B) {
+		m := ranker.DefaultModel()
+		for b.Loop() {
+			for _, j := range m.Order(xs) {
+				m.Score(xs[j])
+			}
+		}
+	})
 	for _, name := range []string{"default", "file"} {
 		if m := models[name]; m != nil {
 			b.Run(name, func(b *testing.B) {

@@ -1,6 +1,7 @@
 package ranker
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -43,13 +44,9 @@ func FitKinds(queries []Query, o FitOptions) (map[string]float64, []Tree, error)
 		if len(part.queries) == 0 {
 			continue
 		}
-		w := Fit(part.queries, o)
-		for f, v := range w {
-			if strings.HasPrefix(f, docPrefix) == part.doc {
-				weights[f] = v
-			}
-		}
-		base, err := New("kind", "", onBlock(w, part.doc))
+		w := onBlock(Fit(part.queries, o), part.doc)
+		maps.Copy(weights, w)
+		base, err := New("kind", "", w)
 		if err != nil {
 			return nil, nil, err
 		}

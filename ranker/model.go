@@ -176,16 +176,22 @@ func (m *Model) Contributions(x []float64) []float64 {
 
 // Order returns the indexes of xs by score, highest first; equal scores keep their order.
 func (m *Model) Order(xs [][]float64) []int {
-	scores := make([]float64, len(xs))
+	idx, _ := m.Ranked(xs)
+	return idx
+}
+
+// Ranked is Order with the scores it ordered by (scores[i] is xs[i]'s), each computed once.
+func (m *Model) Ranked(xs [][]float64) (idx []int, scores []float64) {
+	scores = make([]float64, len(xs))
 	for i, x := range xs {
 		scores[i] = m.Score(x)
 	}
-	idx := make([]int, len(xs))
+	idx = make([]int, len(xs))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
-	return idx
+	return idx, scores
 }
 
 //go:embed models/default.json

@@ -79,22 +79,22 @@ func (t *Tree) check() error {
 		}
 		n.f = f
 	}
-	t.kind = anyKind
-	for i, n := range t.Nodes {
-		if n.f < 0 {
-			continue
-		}
-		k := turnKind
-		if n.f >= numBase {
-			k = docKind
-		}
+	turns, docs := 0, 0
+	for _, n := range t.Nodes {
 		switch {
-		case t.kind == anyKind && i == 0:
-			t.kind = k
-		case t.kind != k:
-			t.kind = anyKind
-			return nil
+		case n.f >= numBase:
+			docs++
+		case n.f >= 0:
+			turns++
 		}
+	}
+	switch {
+	case turns > 0 && docs == 0:
+		t.kind = turnKind
+	case docs > 0 && turns == 0:
+		t.kind = docKind
+	default:
+		t.kind = anyKind
 	}
 	return nil
 }

@@ -21,7 +21,6 @@ type ExportHeader struct {
 	Scopes     []string  `json:"scopes"`     // the scope set exported
 	At         time.Time `json:"at"`         // the snapshot's time
 	Embeddings bool      `json:"embeddings"` // whether the memories carry their embeddings
-	Dim        int       `json:"dim,omitempty"`
 }
 
 // ExportEnd closes an export (a native record of type "export_end") with the count of each
@@ -117,22 +116,19 @@ func (e *Encoder) Flush() error { return e.w.Flush() }
 // counted since, whether its end was read.
 type exportState struct {
 	open, closed bool
-	header       ExportHeader
 	seen         ExportEnd
 }
 
-// read checks rec against the export's framing: a header first (and once), an end last with
-// the counts of what came between; it returns a problem, or "".
+// read checks rec against the export's framing: an end last with the counts of what came
+// since the header (that the header opens the file, the loader checks); it returns a
+// problem, or "".
 func (s *exportState) read(rec Record) string {
 	switch {
 	case rec.Header != nil:
-		if s.open {
-			return "a second export header: one file holds one export"
-		}
 		if rec.Header.Version != ExportVersion {
 			return fmt.Sprintf("export version %d: this recall reads version %d", rec.Header.Version, ExportVersion)
 		}
-		s.open, s.header = true, *rec.Header
+		s.open = true
 	case rec.End != nil:
 		if !s.open || s.closed {
 			return "an export end without its header"

@@ -60,7 +60,7 @@ func LoadFrom(ctx context.Context, r io.Reader, name string, format Format, batc
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	first := 1
-	if from.Rest && from.From > 1 {
+	if from.rest() {
 		first = from.Line()
 	}
 	for line := first; ; line++ {
@@ -103,6 +103,9 @@ func LoadFrom(ctx context.Context, r io.Reader, name string, format Format, batc
 // Line is the first line a resumed load writes.
 func (r Resume) Line() int { return max(r.From, 1) }
 
+// rest says the input starts past the file's first line (Rest with From past 1).
+func (r Resume) rest() bool { return r.Rest && r.From > 1 }
+
 // loader is one load's state: the batch being filled, the places given, what was written.
 type loader struct {
 	name     string
@@ -133,7 +136,7 @@ func (l *loader) line(ctx context.Context, b []byte, format Format, line int) er
 	skip := !l.from.Rest && line < l.from.Line()
 	defer func() { l.any = true }()
 	for _, rec := range recs {
-		if rec.Header != nil && (l.any || l.from.Rest && l.from.From > 1) {
+		if rec.Header != nil && (l.any || l.from.rest()) {
 			return &LineError{File: l.name, Line: line, Problem: "an export header after other records: it must open the file (an export resumes from the whole file)"}
 		}
 		if problem := l.ex.read(rec); problem != "" {
@@ -159,7 +162,7 @@ func (l *loader) line(ctx context.Context, b []byte, format Format, line int) er
 // seed gives the Sequencer, on a resume of the rest of a file, the greatest place stored in
 // the source of an ordered memory without one, the first time the source comes.
 func (l *loader) seed(ctx context.Context, rec Record) error {
-	if !l.from.Rest || l.from.From <= 1 || l.from.Places == nil || rec.Memory == nil || !rec.Ordered ||
+	if !l.from.rest() || l.from.Places == nil || rec.Memory == nil || !rec.Ordered ||
 		rec.Memory.Position != 0 || rec.Memory.Source == "" || l.seeded[rec.Memory.Source] {
 		return nil
 	}

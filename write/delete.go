@@ -96,15 +96,8 @@ func (w *Writer) Prune(ctx context.Context, read, write, scopes []string, now ti
 // IDs lists the external ids of the memories of scope set scopes (nil: the user's only
 // write scope), in id order, read as the caller of read and write scopes.
 func (w *Writer) IDs(ctx context.Context, read, write, scopes []string) ([]string, error) {
-	sc, err := Scopes(write, scopes)
-	if err != nil {
-		return nil, err
-	}
 	var out []string
-	err = pgx.BeginTxFunc(ctx, w.Pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := scope.Apply(ctx, tx, read, write); err != nil {
-			return err
-		}
+	err := w.readSet(ctx, read, write, scopes, "recall: memory ids", func(tx pgx.Tx, sc []string) error {
 		rows, err := tx.Query(ctx, sqltext.MemoryIDs, pgx.StrictNamedArgs{"scopes": sc})
 		if err != nil {
 			return err
@@ -112,24 +105,14 @@ func (w *Writer) IDs(ctx context.Context, read, write, scopes []string) ([]strin
 		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
 		return err
 	})
-	if err != nil {
-		return nil, dberr.Interpret(ctx, "recall: memory ids", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // Places returns the greatest place stored in each of sources (external ids) of scope set
 // scopes (nil: the caller's only write scope), read as the caller; a source not stored is 0.
 func (w *Writer) Places(ctx context.Context, read, write, scopes, sources []string) (map[string]int, error) {
-	sc, err := Scopes(write, scopes)
-	if err != nil {
-		return nil, err
-	}
 	out := make(map[string]int, len(sources))
-	err = pgx.BeginTxFunc(ctx, w.Pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := scope.Apply(ctx, tx, read, write); err != nil {
-			return err
-		}
+	err := w.readSet(ctx, read, write, scopes, "recall: places", func(tx pgx.Tx, sc []string) error {
 		rows, err := tx.Query(ctx, sqltext.SourcePlaces, pgx.StrictNamedArgs{"scopes": sc, "sources": sources})
 		if err != nil {
 			return err
@@ -143,7 +126,27 @@ func (w *Writer) Places(ctx context.Context, read, write, scopes, sources []stri
 		return err
 	})
 	if err != nil {
-		return nil, dberr.Interpret(ctx, "recall: places", err)
+		return nil, err
 	}
 	return out, nil
+}
+
+// readSet runs read in one read-only transaction as the caller of read and write scopes, with
+// scope set scopes (nil: the caller's only write scope) normalized; a database error is
+// interpreted as what's (dberr.Interpret).
+func (w *Writer) readSet(ctx context.Context, read, write, scopes []string, what string, fn func(pgx.Tx, []string) error) error {
+	sc, err := Scopes(write, scopes)
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginTxFunc(ctx, w.Pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := scope.Apply(ctx, tx, read, write); err != nil {
+			return err
+		}
+		return fn(tx, sc)
+	})
+	if err != nil {
+		return dberr.Interpret(ctx, what, err)
+	}
+	return nil
 }

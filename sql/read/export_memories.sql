@@ -11,7 +11,6 @@ SELECT m.id, m.external_id, s.external_id AS source, m.kind, m.text,
        m.valid_from, m.valid_until, m.tags, m.metadata, m.speaker, coalesce(m.position, 0) AS position,
        coalesce(x.entities, '{}') AS entities, coalesce(c.covers, '{}') AS covers, coalesce(c.covered, '{}') AS covered,
        coalesce(o.olds, '{}') AS supersedes, coalesce(o.old_ids, '{}') AS superseded, coalesce(o.ats, '{}') AS superseded_at,
-       coalesce(m.valid_from, m.occurred_start) AS default_at,
        d.external_id AS duplicate_of, m.duplicate_of AS duplicate_id
 FROM recall.memories m
 LEFT JOIN recall.sources s ON s.id = m.source_id AND s.scopes = @scopes::text[]
