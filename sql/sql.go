@@ -287,11 +287,18 @@ var (
 	TitleKnown string
 )
 
-// Routed holds the pieces of the routed form of the statement (statement/routed.go), a Go
-// text/template executed by block name.
-//
-//go:embed citus/routed.sql
-var Routed string
+// Reads, Routed and Shard are the read forms of the statement's fragments (lanes/reads.sql
+// lists the markers they write out): one server's, the routed form Citus sends to one scope
+// set's shard (statement/routed.go) and the form read on that shard's worker
+// (statement/shard.go); Go text/templates executed by block name.
+var (
+	//go:embed lanes/reads.sql
+	Reads string
+	//go:embed citus/routed.sql
+	Routed string
+	//go:embed citus/shard.sql
+	Shard string
+)
 
 // Spread holds the pieces of a recall across workers (statement/spread.go), a Go
 // text/template executed by block name.

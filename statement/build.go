@@ -40,6 +40,9 @@ type Statement struct {
 	Binds []string
 	// Lanes are the lanes compiled in, in output order.
 	Lanes []Lane
+	// reads is the text cut at its tables' reads and probes' calls (forms.go), from which the
+	// routed form's shard forms are written.
+	reads *reads
 }
 
 // ErrEmptyPlan is returned by Build for a plan that runs no lane (after dropping the vector
@@ -47,7 +50,6 @@ type Statement struct {
 var ErrEmptyPlan = errors.New("statement: the plan runs no lane")
 
 var (
-	markerRE = regexp.MustCompile(`\{\{[^}]*\}\}`)
 	// A named bind: @ followed by an identifier, not preceded by @ or < (the @@, <@ operators).
 	bindRE = regexp.MustCompile(`(^|[^@<])@([a-z_][a-z0-9_]*)`)
 )
@@ -118,15 +120,15 @@ func Build(shape Shape) (*Statement, error) {
 
 	sql := withQuery(ctes, "")
 	sql = strings.Replace(sql, "{{graph_context}}", graphContext(plan, needs[inEntities]), 1)
-	if m := markerRE.FindString(sql); m != "" {
-		return nil, fmt.Errorf("statement: marker %s left in the statement", m)
-	}
+	form := readsSingle
 	if shape.Routed {
-		var err error
-		if sql, err = routeSQL(sql); err != nil {
-			return nil, err
-		}
+		form = readsRouted
 	}
+	rd, err := parseReads(sql, form, shape.Dim)
+	if err != nil {
+		return nil, err
+	}
+	sql = rd.fill(byForm(form))
 	binds := map[string]bool{}
 	for _, m := range bindRE.FindAllStringSubmatch(sql, -1) {
 		binds[m[2]] = true
@@ -136,7 +138,7 @@ func Build(shape Shape) (*Statement, error) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return &Statement{Shape: shape, SQL: sql, Binds: names, Lanes: plan.Lanes()}, nil
+	return &Statement{Shape: shape, SQL: sql, Binds: names, Lanes: plan.Lanes(), reads: rd}, nil
 }
 
 // planInputs reports which shared inputs the lanes of plan read.

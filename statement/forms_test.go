@@ -61,10 +61,10 @@ func TestEveryFormRunsEveryLane(t *testing.T) {
 					in := st.Shape.Plan.Has(l)
 					var has bool
 					if l == Graph {
-						has = f.walk != "" && f.rank != ""
+						has = f.walk != nil && f.rank != ""
 					} else {
 						// The row of the lane's kind in spread_rows, what the merge reads.
-						has = strings.Contains(f.lanes, "SELECT '"+l.String()+"', ")
+						has = strings.Contains(f.lanes.fill(byForm(readsRouted)), "SELECT '"+l.String()+"', ")
 					}
 					// The graph lane's seeds and pool are the bm25 and vector hits: a plan with
 					// it carries their rows whether it ranks by them or not.
@@ -77,5 +77,47 @@ func TestEveryFormRunsEveryLane(t *testing.T) {
 	}
 	if forms < 100 {
 		t.Fatalf("only %d forms built", forms)
+	}
+}
+
+// TestParseReads: the marker parser cuts a text at its table reads and probe calls, writes
+// the whole markers out by the form (what they write is read in the same form), and refuses
+// a marker it does not know, a table not distributed by scope set, and a marker that does not
+// close; each form writes the same cut text as its file says.
+func TestParseReads(t *testing.T) {
+	text := "SELECT 1 FROM {{recall.memories}} m JOIN {{probe_entities @q::text[], true, 0.5}} p ON p.id = m.id CROSS JOIN {{visible_corpus}} c"
+	r, err := parseReads(text, readsRouted, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []hole{{table: "memories"}, {probe: "entities", args: "@q::text[], true, 0.5"}, {table: "bm25_corpus"}}
+	if len(r.holes) != len(want) || len(r.text) != len(want)+1 {
+		t.Fatalf("holes %+v, %d texts", r.holes, len(r.text))
+	}
+	for i, h := range want {
+		if r.holes[i] != h {
+			t.Fatalf("hole %d: %+v, want %+v", i, r.holes[i], h)
+		}
+	}
+	single, err := parseReads(text, readsSingle, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for form, c := range map[string]struct {
+		r    *reads
+		fill func(hole) string
+		want string
+	}{
+		"single": {single, byForm(readsSingle), "SELECT 1 FROM recall.memories m JOIN recall.probe_entities(@q::text[], true, 0.5) p ON p.id = m.id CROSS JOIN recall.visible_corpus() c"},
+		"routed": {r, byForm(readsRouted), "SELECT 1 FROM (SELECT * FROM recall.memories WHERE scopes = @route::text[]) m JOIN recall.probe_entities_routed(@route::text[], @q::text[], true, 0.5) p ON p.id = m.id CROSS JOIN (SELECT * FROM recall.bm25_corpus WHERE scopes = @route::text[]) c"},
+	} {
+		if got := c.r.fill(c.fill); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", form, got, c.want)
+		}
+	}
+	for _, bad := range []string{"FROM {{recall.keys}} k", "FROM {{nearest}} n", "FROM {{recall.memories m", "{{visible_corpus x}} c"} {
+		if _, err := parseReads(bad, readsSingle, 8); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
 	}
 }

@@ -1,15 +1,24 @@
 package statement
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 )
 
+var (
+	// boundRead is a table read routed to the set (sql/citus/routed.sql's table block).
+	boundRead = regexp.MustCompile(`\(SELECT \* FROM recall\.(` + distributed + `) WHERE scopes = @route::text\[\]\)`)
+	// unrouted is what no routed statement may hold outside its bound reads: a function
+	// reading distributed tables, a catalog table, or a table read without its scope set.
+	unrouted = regexp.MustCompile(`recall\.(probe_entities|probe_titles|vector_nearest|visible_corpus)\(|pg_class|\brecall\.(` + distributed + `)\b`)
+)
+
 // TestRoutedForms: every plan's statement, of every shape, has a routed form in which every
 // distributed table is read bound to the scope set and no function reads a distributed
-// table (routeSQL refuses otherwise); the form takes the statement's binds and no other, and
-// one server's text is left as it was.
+// table; the form takes the statement's binds and no other, and one server's text holds no
+// bound read.
 func TestRoutedForms(t *testing.T) {
 	plans := []Plan{Maximal}
 	for _, l := range Lanes() {
@@ -44,6 +53,12 @@ func TestRoutedForms(t *testing.T) {
 				}
 				if n := strings.Count(rst.SQL, "WHERE scopes = @route::text[]"); n < 3 {
 					t.Fatalf("%+v: %d tables bound to the set", shape, n)
+				}
+				if m := unrouted.FindString(boundRead.ReplaceAllString(rst.SQL, "")); m != "" {
+					t.Fatalf("%+v: %q is left unbound to the scope set", shape, m)
+				}
+				if boundRead.MatchString(st.SQL) {
+					t.Fatalf("%+v: one server's text reads a table bound to a set", shape)
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"text/template"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -183,8 +184,9 @@ func visibleSets(ctx context.Context, tx pgx.Tx, read string) ([][]string, error
 	return sets, nil
 }
 
-// RouteReadSets returns sqls, reads of recall's tables as the caller of tx, as they must run
-// to read every scope set the caller sees: on one server, once, unchanged (one group); on a
+// RouteReadSets returns sqls, reads of recall's tables as the caller of tx written with the
+// read markers of the statement's fragments (sql/lanes/reads.sql), as they must run to read
+// every scope set the caller sees: on one server, once, in one server's form (one group); on a
 // distributed schema once per set the caller sees, in the order of the sets' scopes (a caller
 // of no set: no group), each group bound to its set the way the statement's routed form is
 // (every distributed table read through a subquery of that set, recall.visible_corpus() by
@@ -194,7 +196,14 @@ func visibleSets(ctx context.Context, tx pgx.Tx, read string) ([][]string, error
 // others'.
 func RouteReadSets(ctx context.Context, tx pgx.Tx, sqls ...string) ([][]string, error) {
 	if !scope.Distributed(tx) {
-		return [][]string{sqls}, nil
+		single := make([]string, len(sqls))
+		for i, sql := range sqls {
+			var err error
+			if single[i], err = formReads.get(sql, readsSingle); err != nil {
+				return nil, err
+			}
+		}
+		return [][]string{single}, nil
 	}
 	sets, err := visibleSets(ctx, tx, sqltext.VisibleSetsAll)
 	if err != nil {
@@ -202,7 +211,7 @@ func RouteReadSets(ctx context.Context, tx pgx.Tx, sqls ...string) ([][]string, 
 	}
 	routed := make([]string, len(sqls))
 	for i, sql := range sqls {
-		if routed[i], err = routedReads.get(sql); err != nil {
+		if routed[i], err = formReads.get(sql, readsRouted); err != nil {
 			return nil, err
 		}
 	}
@@ -216,26 +225,34 @@ func RouteReadSets(ctx context.Context, tx pgx.Tx, sqls ...string) ([][]string, 
 	return out, nil
 }
 
-// routedReads keeps RouteReadSets' routed texts by their text: the reads are the package
-// sql's constants, so it holds a few.
-var routedReads = readCache{m: map[string]string{}}
+// formReads keeps RouteReadSets' texts by form and text: the reads are the package sql's
+// constants, so it holds a few.
+var formReads = readCache{m: map[readKey]string{}}
+
+type readKey struct {
+	form *template.Template
+	sql  string
+}
 
 type readCache struct {
 	mu sync.Mutex
-	m  map[string]string
+	m  map[readKey]string
 }
 
-func (c *readCache) get(sql string) (string, error) {
+// get is sql written in form.
+func (c *readCache) get(sql string, form *template.Template) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r, ok := c.m[sql]; ok {
+	k := readKey{form, sql}
+	if r, ok := c.m[k]; ok {
 		return r, nil
 	}
-	r, err := routeSQL(sql)
-	if err == nil {
-		c.m[sql] = r
+	rd, err := parseReads(sql, form, 0)
+	if err != nil {
+		return "", err
 	}
-	return r, err
+	c.m[k] = rd.fill(byForm(form))
+	return c.m[k], nil
 }
 
 // queryPrepared runs sql as a prepared statement of the connection's own, prepared at its

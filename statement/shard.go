@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -15,10 +14,11 @@ import (
 
 // A read on a scope set's shards (docs/SCALING.md, "What is left"): Citus plans a routed
 // statement anew at every call, on the coordinator and on the worker, while one server keeps
-// its plan. The shard form is the routed form (routed.go) with every distributed table named
-// by the set's shard and the probes' shard forms (recall.probe_titles_shard and
-// probe_entities_shard), prepared on the worker that holds the shards as the caller, under the
-// same scopes and settings: the shards carry their tables' policies. RunOnShard runs it.
+// its plan. The shard form (sql/citus/shard.sql) is the routed form (routed.go) with every
+// distributed table read from the set's shard and the probes' shard forms
+// (recall.probe_titles_shard and probe_entities_shard), prepared on the worker that holds the
+// shards as the caller, under the same scopes and settings: the shards carry their tables'
+// policies. RunOnShard runs it.
 
 // ErrShardMoved is returned by RunOnShard when the worker it reads on no longer holds the
 // scope set's shards (an operator moved them): read the placement again.
@@ -58,37 +58,34 @@ func PlacementOf(ctx context.Context, tx pgx.Tx, set []string) (Placement, error
 	return p, nil
 }
 
-var (
-	// distributedRefRE is a distributed table's name, and an opening parenthesis after it when
-	// it is a function's.
-	distributedRefRE = regexp.MustCompile(`\brecall\.(` + distributed + `)\b(\s*\()?`)
-	shardProbes      = strings.NewReplacer("recall.probe_titles_routed(", "recall.probe_titles_shard(",
-		"recall.probe_entities_routed(", "recall.probe_entities_shard(")
-)
-
-// shardForm is a routed text cut at its reads of distributed tables, so that a placement's
-// shard names are written in by concatenation: finding the reads by distributedRefRE took
-// 1.1 ms of every direct recall.
-type shardForm struct {
-	text   []string // len(tables)+1 pieces of the routed text around the reads
-	tables []string // the table each read names
+// shardCut is a shape's shard form cut at its shard tables' names, so that a placement's are
+// written in by concatenation: text[i] comes before the shard of tables[i].
+type shardCut struct {
+	text   []string
+	tables []string
 }
 
-// shardForms holds each shape's shardForm, cut once.
-var shardForms sync.Map // Shape -> *shardForm
+// shardCuts holds each shape's shardCut, cut once.
+var shardCuts sync.Map // Shape -> *shardCut
 
-func cutShardForm(routed string) *shardForm {
-	f := &shardForm{}
-	last := 0
-	for _, m := range distributedRefRE.FindAllStringSubmatchIndex(routed, -1) {
-		if m[4] >= 0 { // a function's name
-			continue
+// cutShard writes the routed text r in the shard form (sql/citus/shard.sql), each table's
+// shard named by a NUL-delimited mark, and cuts it at the marks.
+func cutShard(r *reads) *shardCut {
+	text := r.fill(func(h hole) string {
+		if h.table != "" {
+			return exec(readsShard, "table", struct{ Shard string }{"\x00" + h.table + "\x00"})
 		}
-		f.text = append(f.text, shardProbes.Replace(routed[last:m[0]]))
-		f.tables = append(f.tables, routed[m[2]:m[3]])
-		last = m[1]
+		return exec(readsShard, "probe", struct{ Kind, Args string }{h.probe, h.args})
+	})
+	parts := strings.Split(text, "\x00")
+	f := &shardCut{}
+	for i, p := range parts {
+		if i%2 == 0 {
+			f.text = append(f.text, p)
+		} else {
+			f.tables = append(f.tables, p)
+		}
 	}
-	f.text = append(f.text, shardProbes.Replace(routed[last:]))
 	return f
 }
 
@@ -100,11 +97,11 @@ func (st *Statement) ShardSQL(set []string, p Placement) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v, ok := shardForms.Load(shape)
+	v, ok := shardCuts.Load(shape)
 	if !ok {
-		v, _ = shardForms.LoadOrStore(shape, cutShardForm(rst.SQL))
+		v, _ = shardCuts.LoadOrStore(shape, cutShard(rst.reads))
 	}
-	f := v.(*shardForm)
+	f := v.(*shardCut)
 	var b strings.Builder
 	b.Grow(len(rst.SQL) + 16*len(f.tables))
 	for i, table := range f.tables {

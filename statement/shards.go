@@ -3,7 +3,6 @@ package statement
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -24,12 +23,6 @@ import (
 // call, grows with each): Settings.SetsPerText's upper bound.
 const MaxDirectSets = 16
 
-var (
-	// routedProbeRE is a probe's call in a routed text, its arguments after the set (none of
-	// them holds a parenthesis), and the alias after it.
-	routedProbeRE = regexp.MustCompile(`recall\.probe_(entities|titles)_routed\(@route::text\[\], ([^()]*)\) ([a-z_][a-z0-9_]*)\b`)
-)
-
 // ShardSQLSets returns the text of st's shard form for the scope sets sets, whose shards are
 // placed at places (the same worker; places[i] is sets[i]'s).
 func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, error) {
@@ -42,13 +35,13 @@ func (st *Statement) ShardSQLSets(sets [][]string, places []Placement) (string, 
 	if err != nil {
 		return "", err
 	}
-	return shardSets(rst.SQL, sets, places)
+	return shardSets(rst.reads, sets, places)
 }
 
-// shardSets writes routed, a routed text, in the shard form of the scope sets sets placed at
-// places (one worker): every distributed table read as the union of the sets' shards bound to
-// the sets, each probe's call once per set.
-func shardSets(routed string, sets [][]string, places []Placement) (string, error) {
+// shardSets writes r, a routed text cut at its reads (forms.go), in the shard form of the
+// scope sets sets placed at places (one worker): every distributed table read as the union of
+// the sets' shards bound to the sets, each probe's call once per set.
+func shardSets(r *reads, sets [][]string, places []Placement) (string, error) {
 	// The sets' literals are written in last, in one pass, where the marks stand: a scope may
 	// be named like a table's read or a probe's call, and must not be rewritten as one.
 	lits := make([]string, len(sets))
@@ -59,25 +52,23 @@ func shardSets(routed string, sets [][]string, places []Placement) (string, erro
 	}
 	marks = append(marks, "\x00sets\x00", strings.Join(lits, ", "))
 	var bad error
-	text := boundRE.ReplaceAllStringFunc(routed, func(read string) string {
-		union, err := shardUnion(boundRE.FindStringSubmatch(read)[1], places, "\x00sets\x00")
-		if err != nil {
-			bad = err
-			return read
+	text := r.fill(func(h hole) string {
+		if h.table != "" {
+			union, err := shardUnion(h.table, places, "\x00sets\x00")
+			if err != nil {
+				bad = err
+			}
+			return "(" + union + ")"
 		}
-		return "(" + union + ")"
+		parts := make([]string, len(lits))
+		for i := range lits {
+			parts[i] = fill(shardProbe, "probe", h.probe, "set", fmt.Sprintf("\x00set%d\x00", i), "args", h.args)
+		}
+		return "(" + strings.Join(parts, " UNION ALL ") + ")"
 	})
 	if bad != nil {
 		return "", bad
 	}
-	text = routedProbeRE.ReplaceAllStringFunc(text, func(call string) string {
-		m := routedProbeRE.FindStringSubmatch(call)
-		parts := make([]string, len(lits))
-		for i := range lits {
-			parts[i] = fill(shardProbe, "probe", m[1], "set", fmt.Sprintf("\x00set%d\x00", i), "args", m[2])
-		}
-		return "(" + strings.Join(parts, " UNION ALL ") + ") " + m[3]
-	})
 	if strings.Contains(text, "@route") {
 		return "", fmt.Errorf("statement: the shard form of %d scope sets left a read unbound to them", len(sets))
 	}

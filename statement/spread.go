@@ -2,7 +2,6 @@ package statement
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"text/template"
@@ -30,21 +29,46 @@ import (
 // spread_run.go runs the rounds. The answer is one server's (TestCitusManySets), but that
 // each worker reads its own snapshot.
 
-// spreadForm holds a shape's texts for the rounds: routed (bound to @route, written for a
-// worker's sets by shardSets), but rank, which runs on the coordinator.
+// spreadForm holds a shape's texts for the rounds: routed texts cut at their reads (forms.go),
+// written for a worker's sets by shardSets, but rank, which runs on the coordinator and reads
+// no table.
 type spreadForm struct {
-	gather, lanes, walk, hits, output string
+	gather, lanes, walk, hits, output *reads
 	rank                              string
 }
 
 // spreadData is what sql/citus/spread.sql's blocks test.
 type spreadData struct {
-	Lexical, Entities                                      bool
-	BM25, Vector, Mention, Title, Temporal, Context, Graph bool
+	Lexical, Entities                             bool
+	BM25, Vector, Title, Temporal, Context, Graph bool
+	// Plain are the plan's lanes whose rows the lanes round returns as they are, merged by
+	// score alone (mergeTop without a passage, mergeMidRanked).
+	Plain []spreadLane
+}
+
+// spreadLane is a lane of spreadData.Plain: its name, whether its ties share their mid rank,
+// and whether a row can be direct.
+type spreadLane struct {
+	Name        string
+	Mid, Direct bool
+}
+
+// plainLanes are plan's lanes whose rows merge by score alone, in lane order.
+func plainLanes(plan Plan) []spreadLane {
+	var out []spreadLane
+	for _, l := range plan.Lanes() {
+		d := lanes[l]
+		if d.merge == mergeMidRanked || d.merge == mergeTop && !d.passage {
+			out = append(out, spreadLane{Name: d.name, Mid: d.merge == mergeMidRanked, Direct: d.direct})
+		}
+	}
+	return out
 }
 
 var spreadTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("spread").Parse(sqltext.Spread))
+	// read writes a table's read marker (sql/lanes/reads.sql), which the rounds' form writes out.
+	read := func(table string) string { return "{{recall." + table + "}}" }
+	return template.Must(template.New("spread").Funcs(template.FuncMap{"read": read}).Parse(sqltext.Spread))
 })
 
 // spreadPiece is the block name of sql/citus/spread.sql for data.
@@ -63,15 +87,26 @@ func spreadPiece(name string, data any) string {
 }
 
 // cteSpan returns where the WITH query name's definition is in text: from its name at the
-// start of a line to its closing parenthesis.
+// start of a line to its closing parenthesis. The contract of a fragment whose WITH query a
+// round replaces or takes: the query starts its line with "name AS (" or "name AS
+// MATERIALIZED (".
 func cteSpan(text, name string) (int, int, error) {
-	re := regexp.MustCompile(`(?m)^` + name + `(?: \([^)]*\))? AS (?:MATERIALIZED )?\(`)
-	loc := re.FindStringIndex(text)
-	if loc == nil {
+	start, open := -1, 0
+	for _, head := range []string{name + " AS (", name + " AS MATERIALIZED ("} {
+		if strings.HasPrefix(text, head) {
+			start, open = 0, len(head)-1
+			break
+		}
+		if i := strings.Index(text, "\n"+head); i >= 0 {
+			start, open = i+1, i+len(head)
+			break
+		}
+	}
+	if start < 0 {
 		return 0, 0, fmt.Errorf("statement: no WITH query %s to bind", name)
 	}
 	depth, quoted := 0, false
-	for i := loc[1] - 1; i < len(text); i++ {
+	for i := open; i < len(text); i++ {
 		switch c := text[i]; {
 		case c == '\'':
 			quoted = !quoted
@@ -80,7 +115,7 @@ func cteSpan(text, name string) (int, int, error) {
 			depth++
 		case c == ')':
 			if depth--; depth == 0 {
-				return loc[0], i + 1, nil
+				return start, i + 1, nil
 			}
 		}
 	}
@@ -139,8 +174,8 @@ func buildSpread(shape Shape) (*spreadForm, error) {
 	d := spreadData{
 		Lexical: needs[inLexical], Entities: needs[inEntities],
 		BM25: plan.Has(BM25) || plan.Has(Graph), Vector: shape.Dim > 0 && needs[inVector],
-		Mention: plan.Has(Mention), Title: plan.Has(Title), Temporal: plan.Has(Temporal),
-		Context: plan.Has(Context), Graph: plan.Has(Graph),
+		Title: plan.Has(Title), Temporal: plan.Has(Temporal),
+		Context: plan.Has(Context), Graph: plan.Has(Graph), Plain: plainLanes(plan),
 	}
 	f := &spreadForm{}
 
@@ -155,7 +190,7 @@ func buildSpread(shape Shape) (*spreadForm, error) {
 	if d.Title {
 		ctes = append(ctes, fragment("title", 0))
 	}
-	f.gather = withQuery(ctes, spreadPiece("gather", d))
+	gather := withQuery(ctes, spreadPiece("gather", d))
 
 	// lanes: the statistics, the terms' counts and the probes bound to the merged ones.
 	vis, err := bindStats(fragment("visible", 0))
@@ -167,7 +202,7 @@ func buildSpread(shape Shape) (*spreadForm, error) {
 		ctes = append(ctes, inputFragment(inVector, shape))
 	}
 	if d.Lexical {
-		lex, err := replaceOnce(fragment("lexical", 0), "FROM recall.bm25_terms t WHERE t.term = q.term",
+		lex, err := replaceOnce(fragment("lexical", 0), "FROM {{recall.bm25_terms}} t WHERE t.term = q.term",
 			"FROM "+spreadPiece("terms_from", d)+" WHERE t.term = q.term")
 		if err != nil {
 			return nil, err
@@ -190,33 +225,41 @@ func buildSpread(shape Shape) (*spreadForm, error) {
 		ctes = append(ctes, frag)
 	}
 	ctes = append(ctes, spreadPiece("lanes", d), fragment("output_access", 0))
-	f.lanes = withQuery(ctes, spreadPiece("lanes_select", d))
+	lanesText := withQuery(ctes, spreadPiece("lanes_select", d))
 
-	if err := spreadTail(f, shape, d); err != nil {
+	tail, err := spreadTail(shape, d)
+	if err != nil {
 		return nil, err
 	}
-	for _, t := range []*string{&f.gather, &f.lanes, &f.walk, &f.hits, &f.output} {
-		if *t == "" {
+	for _, t := range []struct {
+		text string
+		to   **reads
+	}{{gather, &f.gather}, {lanesText, &f.lanes}, {tail.walk, &f.walk}, {tail.hits, &f.hits}, {tail.output, &f.output}} {
+		if t.text == "" {
 			continue
 		}
-		if m := markerRE.FindString(*t); m != "" {
-			return nil, fmt.Errorf("statement: marker %s left in a cross-worker round", m)
-		}
-		if *t, err = routeSQL(*t); err != nil {
+		if *t.to, err = parseReads(t.text, readsRouted, shape.Dim); err != nil {
 			return nil, err
 		}
+	}
+	if f.rank = tail.rank; strings.Contains(f.rank, "{{") {
+		return nil, fmt.Errorf("statement: the rank round, which reads no table, holds a marker")
 	}
 	return f, nil
 }
 
-// spreadTail writes the walk, rank, hits and output rounds' texts of f.
-func spreadTail(f *spreadForm, shape Shape, d spreadData) error {
+// spreadTexts are the walk, rank, hits and output rounds' texts before their form.
+type spreadTexts struct{ walk, rank, hits, output string }
+
+// spreadTail writes the walk, rank, hits and output rounds' texts.
+func spreadTail(shape Shape, d spreadData) (spreadTexts, error) {
+	var f spreadTexts
 	if d.Graph {
 		walk := fragment("graph_walk", 0)
 		f.walk = withQuery([]string{spreadPiece("graph_seeds", d), walk}, spreadPiece("walk", d))
 		index, err := cteOf(walk, "graph_index")
 		if err != nil {
-			return err
+			return f, err
 		}
 		f.rank = withQuery([]string{spreadPiece("graph_nodes", d), index, spreadPiece("graph_pairs", d), fragment("graph_rank", 0)},
 			spreadPiece("rank", d))
@@ -224,11 +267,11 @@ func spreadTail(f *spreadForm, shape Shape, d spreadData) error {
 	// output: output.sql over the k the engine fused.
 	out, err := replaceCTE(fragment("output", 0), "output_top", spreadPiece("output_top", d))
 	if err != nil {
-		return err
+		return f, err
 	}
 	hits, err := cteOf(out, "output_hits")
 	if err != nil {
-		return err
+		return f, err
 	}
 	f.hits = withQuery([]string{spreadPiece("output_top", d), hits}, spreadPiece("hits", d))
 	var ctes []string
@@ -240,7 +283,7 @@ func spreadTail(f *spreadForm, shape Shape, d spreadData) error {
 	}
 	out = strings.Replace(out, "{{graph_context}}", graphContext(shape.Plan, d.Entities), 1)
 	f.output = withQuery(append(ctes, out), "")
-	return nil
+	return f, nil
 }
 
 // bindStats is visible.sql with visible_stats summed over the bound statistics of every set

@@ -31,7 +31,7 @@ type spreadGroup struct {
 }
 
 // text is the round's routed text written for g's sets.
-func (g spreadGroup) text(routed string) (string, error) {
+func (g spreadGroup) text(routed *reads) (string, error) {
 	return shardSets(routed, g.sets, g.places)
 }
 
@@ -76,7 +76,7 @@ func (sp *spread) with(extra pgx.NamedArgs) pgx.NamedArgs {
 
 // query runs one round on every worker (the groups of a worker one after the other) and
 // collects its rows, each scanned by scan.
-func query[T any](ctx context.Context, sp *spread, routed string, args pgx.NamedArgs, scan pgx.RowToFunc[T]) ([]T, error) {
+func query[T any](ctx context.Context, sp *spread, routed *reads, args pgx.NamedArgs, scan pgx.RowToFunc[T]) ([]T, error) {
 	parts := make([][]T, len(sp.workers))
 	err := sp.each(func(w *spreadWorker) error {
 		i := slices.Index(sp.workers, w)

@@ -56,7 +56,7 @@ FROM visible_sets s
 {{- if .Lexical}}
 UNION ALL
 SELECT 'term', NULL, t.term, t.df, t.cdf, NULL, NULL, NULL, NULL, NULL
-FROM recall.bm25_terms t
+FROM {{read "bm25_terms"}} t
 WHERE t.term IN (SELECT q.term FROM bm25_terms_q q)
 {{- end}}
 {{- if .Entities}}
@@ -71,10 +71,13 @@ SELECT 'title', t.id, NULL, NULL, NULL, NULL, NULL, NULL, t.sim, t.direct FROM t
 
 -- lanes: each lane's rows on this worker, with what ranks them over every worker: bm25's
 -- best spread_bm25 scores (ref: the passage that scored) and every vector hit (with the entities each mentions, for the
--- graph's seeds and pool), mention and title with their tie counts (on the first row of each
--- score this text returns, 0 on the others, so the counts of every text add up), every temporal candidate
--- with its gap and distance (tail: one of the latest before the middle), the context lane's
--- best and the answers its questions hand their score to; then every one's access terms.
+-- graph's seeds and pool), every temporal candidate with its gap and distance (tail: one of
+-- the latest before the middle), the context lane's best and the answers its questions hand
+-- their score to; then every one's access terms. .Plain are the plan's other lanes (mention,
+-- title, and any lane the registry adds) whose rows merge by score alone (statement/lanes.go,
+-- merge: top or mid-ranked): the lane's own rows, and for mid-ranked lanes their tie counts
+-- (on the first row of each score this text returns, 0 on the others, so the counts of every
+-- text add up) and, for a lane that can name a source (.Direct), whether the row is direct.
 {{define "lanes"}}
 spread_rows AS MATERIALIZED (
   SELECT NULL::text AS kind, NULL::bigint AS id, NULL::bigint AS ref, NULL::float8 AS score, NULL::float8 AS score2,
@@ -83,26 +86,20 @@ spread_rows AS MATERIALIZED (
 {{- if .BM25}}
   UNION ALL
   SELECT 'bm25', b.id, b.passage, b.score, NULL, NULL, NULL, NULL,
-         {{if .Graph}}ARRAY(SELECT mn.entity_id FROM recall.mentions mn WHERE mn.memory_id = b.id AND NOT mn.speaker ORDER BY 1){{else}}NULL{{end}}
+         {{if .Graph}}ARRAY(SELECT mn.entity_id FROM {{read "mentions"}} mn WHERE mn.memory_id = b.id AND NOT mn.speaker ORDER BY 1){{else}}NULL{{end}}
   FROM (SELECT c.id, c.score, c.passage FROM bm25_scored c ORDER BY c.score DESC, c.id LIMIT @spread_bm25::int) b
 {{- end}}
 {{- if .Vector}}
   UNION ALL
   SELECT 'vector', v.id, NULL, 1 - v.distance, v.distance, NULL, NULL, NULL,
-         {{if .Graph}}ARRAY(SELECT mn.entity_id FROM recall.mentions mn WHERE mn.memory_id = v.id AND NOT mn.speaker ORDER BY 1){{else}}NULL{{end}}
+         {{if .Graph}}ARRAY(SELECT mn.entity_id FROM {{read "mentions"}} mn WHERE mn.memory_id = v.id AND NOT mn.speaker ORDER BY 1){{else}}NULL{{end}}
   FROM vector_hits v
 {{- end}}
-{{- if .Mention}}
+{{- range .Plain}}
   UNION ALL
-  SELECT 'mention', l.id, NULL, l.score, NULL,
-         CASE WHEN l.id = min(l.id) OVER (PARTITION BY l.score) THEN l.ties ELSE 0 END, NULL, NULL, NULL
-  FROM mention_lane l
-{{- end}}
-{{- if .Title}}
-  UNION ALL
-  SELECT 'title', l.id, NULL, l.score, NULL,
-         CASE WHEN l.id = min(l.id) OVER (PARTITION BY l.score) THEN l.ties ELSE 0 END, l.direct, NULL, NULL
-  FROM title_lane l
+  SELECT '{{.Name}}', l.id, NULL, l.score, NULL,
+         {{if .Mid}}CASE WHEN l.id = min(l.id) OVER (PARTITION BY l.score) THEN l.ties ELSE 0 END{{else}}NULL{{end}}, {{if .Direct}}l.direct{{else}}NULL{{end}}, NULL, NULL
+  FROM {{.Name}}_lane l
 {{- end}}
 {{- if .Temporal}}
   UNION ALL

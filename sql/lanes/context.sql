@@ -37,8 +37,8 @@ context_top AS MATERIALIZED (
 context_handoff AS (
   SELECT n.id, q.id AS question, @context_handoff::float8 * c.score AS score
   FROM context_top c
-  JOIN recall.memories q ON q.id = c.id
-  JOIN recall.memories n ON n.source_id = q.source_id AND n.position = q.position + 1
+  JOIN {{recall.memories}} q ON q.id = c.id
+  JOIN {{recall.memories}} n ON n.source_id = q.source_id AND n.position = q.position + 1
   WHERE @context_handoff::float8 > 0 AND q.is_question AND n.scopes = q.scopes AND n.speaker <> q.speaker
     AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, {{filter}})
 ),

@@ -14,16 +14,16 @@
           {{graph_mass_src}} + {{graph_mass_dst}} AS mass
    FROM (
      SELECT DISTINCT r.id
-     FROM recall.mentions mn
-     JOIN recall.relations r
+     FROM {{recall.mentions}} mn
+     JOIN {{recall.relations}} r
        ON r.src_id = mn.entity_id AND r.dst_id IN (SELECT id FROM mention_entities)
        OR r.dst_id = mn.entity_id AND r.src_id IN (SELECT id FROM mention_entities)
      WHERE mn.memory_id = u.id AND NOT mn.speaker AND {{relation_holds}}
    ) k
-   JOIN recall.relations r ON r.id = k.id
-   JOIN recall.entities es ON es.id = r.src_id
-   JOIN recall.entities ed ON ed.id = r.dst_id
-   LEFT JOIN recall.memories ev ON ev.id = r.memory_id
+   JOIN {{recall.relations}} r ON r.id = k.id
+   JOIN {{recall.entities}} es ON es.id = r.src_id
+   JOIN {{recall.entities}} ed ON ed.id = r.dst_id
+   LEFT JOIN {{recall.memories}} ev ON ev.id = r.memory_id
    ORDER BY 7 DESC, r.id
    LIMIT @graph_context_k::int
  ) x)

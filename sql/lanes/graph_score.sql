@@ -19,7 +19,7 @@ graph_scored AS MATERIALIZED (
     SELECT p.id, mn.entity_id, t.ids, t.masses, width_bucket(mn.entity_id, t.ids) AS b
     FROM (SELECT (SELECT ids FROM graph_top_index) AS ids, (SELECT masses FROM graph_top_index) AS masses) t
     CROSS JOIN graph_pool p
-    JOIN recall.mentions mn ON mn.memory_id = p.id AND NOT mn.speaker
+    JOIN {{recall.mentions}} mn ON mn.memory_id = p.id AND NOT mn.speaker
   ) x
   WHERE x.ids[x.b] = x.entity_id
 ),

@@ -26,5 +26,5 @@ graph_seeds AS MATERIALIZED (
     UNION
     (SELECT id FROM vector_hits ORDER BY distance, id LIMIT @graph_seed_hits::int)
   ) h
-  JOIN recall.mentions mn ON mn.memory_id = h.id AND NOT mn.speaker
+  JOIN {{recall.mentions}} mn ON mn.memory_id = h.id AND NOT mn.speaker
 )

@@ -15,9 +15,9 @@ graph_walk (depth, ids, seen) AS (
   CROSS JOIN LATERAL (
     SELECT coalesce(array_agg(n.id ORDER BY n.id), '{}') AS ids
     FROM (
-      SELECT r.dst_id AS id FROM recall.relations r WHERE r.src_id = ANY (w.ids) AND {{relation_holds}}
+      SELECT r.dst_id AS id FROM {{recall.relations}} r WHERE r.src_id = ANY (w.ids) AND {{relation_holds}}
       UNION
-      SELECT r.src_id FROM recall.relations r WHERE r.dst_id = ANY (w.ids) AND {{relation_holds}}
+      SELECT r.src_id FROM {{recall.relations}} r WHERE r.dst_id = ANY (w.ids) AND {{relation_holds}}
       EXCEPT
       SELECT unnest(w.seen)
     ) n
@@ -25,7 +25,7 @@ graph_walk (depth, ids, seen) AS (
   WHERE w.depth < @graph_hops::int AND cardinality(w.ids) > 0
     AND (SELECT count(*) FROM (
           SELECT 1 FROM unnest(w.seen) AS s(id)
-          WHERE (SELECT true FROM recall.entities e WHERE e.id = s.id)
+          WHERE (SELECT true FROM {{recall.entities}} e WHERE e.id = s.id)
           LIMIT @graph_frontier::int) v) < @graph_frontier::int
 ),
 -- The walk keeps the graph_frontier nearest visible entities. Each walked entity, in (depth,
@@ -37,7 +37,7 @@ graph_nodes AS MATERIALIZED (
   FROM (
     SELECT w.id, w.depth
     FROM (SELECT u.id, g.depth FROM graph_walk g CROSS JOIN LATERAL unnest(g.ids) AS u(id) ORDER BY 2, 1 OFFSET 0) w
-    WHERE (SELECT true FROM recall.entities e WHERE e.id = w.id)
+    WHERE (SELECT true FROM {{recall.entities}} e WHERE e.id = w.id)
     ORDER BY w.depth, w.id
     LIMIT @graph_frontier::int
   ) x
@@ -58,7 +58,7 @@ graph_pairs AS MATERIALIZED (
   FROM graph_index gi
   CROSS JOIN LATERAL (
     SELECT width_bucket(r.src_id, gi.ids) AS s, width_bucket(r.dst_id, gi.ids) AS d, r.weight AS w, r.src_id
-    FROM recall.relations r
+    FROM {{recall.relations}} r
     WHERE r.dst_id = ANY (gi.ids) AND {{relation_holds}}
   ) x
   WHERE gi.ids[x.s] = x.src_id

@@ -37,7 +37,7 @@ bm25_idf AS MATERIALIZED (
   FROM bm25_terms_q q
   CROSS JOIN visible_stats s
   CROSS JOIN LATERAL (SELECT coalesce(sum(t.df), 0)::float8 AS df, coalesce(sum(t.cdf), 0)::float8 AS cdf
-                      FROM recall.bm25_terms t WHERE t.term = q.term) d
+                      FROM {{recall.bm25_terms}} t WHERE t.term = q.term) d
   WHERE d.df > 0 OR d.cdf > 0
 ),
 bm25_candidates AS MATERIALIZED (
@@ -45,13 +45,13 @@ bm25_candidates AS MATERIALIZED (
   FROM bm25_idf q
   CROSS JOIN visible_sets s
   CROSS JOIN LATERAL (
-    SELECT p.memory_id FROM recall.bm25_postings p
+    SELECT p.memory_id FROM {{recall.bm25_postings}} p
     WHERE p.scope_key = s.scope_key AND p.term = q.term
     ORDER BY p.impact DESC
     LIMIT @bm25_postings::int
   ) p
   WHERE @f_none::bool OR EXISTS (
-    SELECT 1 FROM recall.memories m
+    SELECT 1 FROM {{recall.memories}} m
     WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}))
 ),
 -- Not materialized: the candidate test of bm25_parts runs in the scan of each list, and the
@@ -61,7 +61,7 @@ bm25_whole AS (
   FROM bm25_idf q
   CROSS JOIN visible_sets s
   CROSS JOIN LATERAL (
-    SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM recall.bm25_postings p
+    SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM {{recall.bm25_postings}} p
     WHERE p.scope_key = s.scope_key AND p.term = q.term
   ) p
   WHERE q.whole
@@ -80,7 +80,7 @@ bm25_parts AS (
   FROM bm25_candidates c
   CROSS JOIN bm25_idf q
   CROSS JOIN LATERAL (
-    SELECT p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM recall.bm25_postings p
+    SELECT p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM {{recall.bm25_postings}} p
     WHERE p.memory_id = c.id AND p.term = q.term
     LIMIT 1
   ) p

@@ -10,7 +10,7 @@ mention_weights AS MATERIALIZED (
   SELECT me.id, me.sim * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
   FROM mention_entities me
   CROSS JOIN visible_stats c
-  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM recall.mentions mn WHERE mn.entity_id = me.id AND NOT mn.speaker) d
+  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM {{recall.mentions}} mn WHERE mn.entity_id = me.id AND NOT mn.speaker) d
 ),
 -- Memories that mention the same named entities tie, and share their mid rank: the lane
 -- cannot tell them apart, so none of them gets a better rank than the others by its id.
@@ -22,7 +22,7 @@ mention_lane AS (
     SELECT mn.memory_id AS id, sum(mw.w ORDER BY mw.id) AS score
     FROM mention_weights mw
     CROSS JOIN LATERAL (
-      SELECT mn.memory_id FROM recall.mentions mn
+      SELECT mn.memory_id FROM {{recall.mentions}} mn
       WHERE mn.entity_id = mw.id AND NOT mn.speaker
       ORDER BY mn.memory_id DESC
       LIMIT @mention_postings::int
@@ -30,7 +30,7 @@ mention_lane AS (
     -- A visible mention names a visible memory (they share scopes: the mentions table's key): the
     -- memory is read only when filters are set.
     WHERE @f_none::bool OR EXISTS (
-      SELECT 1 FROM recall.memories m
+      SELECT 1 FROM {{recall.memories}} m
       WHERE m.id = mn.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}))
     GROUP BY mn.memory_id
   ) x

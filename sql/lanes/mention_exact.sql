@@ -3,6 +3,6 @@
 -- (an index probe; see entity_probe.sql) and joined back under row security.
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim
-  FROM recall.probe_entities(@qentities::text[], false, 1.0) p
-  JOIN recall.entities e ON e.id = p.id
+  FROM {{probe_entities @qentities::text[], false, 1.0}} p
+  JOIN {{recall.entities}} e ON e.id = p.id
 )

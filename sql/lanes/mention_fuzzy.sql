@@ -4,8 +4,8 @@
 -- back under row security. The best-matching mention_entities_k are kept.
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim
-  FROM recall.probe_entities(@qentities::text[], true, @mention_floor::float8) p
-  JOIN recall.entities e ON e.id = p.id
+  FROM {{probe_entities @qentities::text[], true, @mention_floor::float8}} p
+  JOIN {{recall.entities}} e ON e.id = p.id
   ORDER BY p.sim DESC, e.id
   LIMIT @mention_entities_k::int
 )

@@ -22,7 +22,7 @@ output_top AS MATERIALIZED (
 output_hits AS MATERIALIZED (
   SELECT t.id, m.source_id, m.position, m.scopes, m.speaker, m.is_question, m.text
   FROM output_top t
-  JOIN recall.memories m ON m.id = t.id
+  JOIN {{recall.memories}} m ON m.id = t.id
   WHERE m.position IS NOT NULL
     AND recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz)
   ORDER BY t.fused DESC, t.id
@@ -32,7 +32,7 @@ output_context AS (
   SELECT n.id, h.id AS context_of, x.why
   FROM output_hits h
   CROSS JOIN LATERAL (VALUES (h.position + 1, 'answer'), (h.position - 1, 'reply_to')) AS x(position, why)
-  JOIN recall.memories n ON n.source_id = h.source_id AND n.position = x.position
+  JOIN {{recall.memories}} n ON n.source_id = h.source_id AND n.position = x.position
   WHERE n.scopes = h.scopes
     AND CASE x.why WHEN 'answer' THEN h.is_question AND n.speaker <> h.speaker
                                       AND cardinality(regexp_split_to_array(btrim(n.text), '\s+')) <= @context_answer::int
@@ -47,21 +47,21 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
        s.external_id AS source_external_id, s.occurred_at AS source_occurred_at, s.metadata AS source_metadata,
        m.position, m.speaker,
        CASE WHEN m.kind = 'summary' THEN
-         ARRAY(SELECT sc.memory_id FROM recall.summary_coverage sc JOIN recall.memories cm ON cm.id = sc.memory_id
+         ARRAY(SELECT sc.memory_id FROM {{recall.summary_coverage}} sc JOIN {{recall.memories}} cm ON cm.id = sc.memory_id
                WHERE sc.summary_id = u.id ORDER BY sc.memory_id)
        END AS covers,
        CASE WHEN @graph_context::bool AND u.part = 0 THEN {{graph_context}} END AS graph_context,
        -- Each name by its entity's key from the memory's mentions: a join was planned as a
        -- scan of the visible entities for every candidate.
        ARRAY(SELECT x.name FROM (
-               SELECT (SELECT e.name FROM recall.entities e WHERE e.id = mn.entity_id) AS name, mn.entity_id
-               FROM recall.mentions mn WHERE mn.memory_id = u.id AND NOT mn.speaker) x
+               SELECT (SELECT e.name FROM {{recall.entities}} e WHERE e.id = mn.entity_id) AS name, mn.entity_id
+               FROM {{recall.mentions}} mn WHERE mn.memory_id = u.id AND NOT mn.speaker) x
              ORDER BY x.name, x.entity_id) AS entities,
        recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz) AS holds,
        m.valid_from, m.valid_until, m.superseded_at, m.expires_at,
        lower(m.passages[u.passage]) AS passage_start, upper(m.passages[u.passage]) AS passage_end,
        CASE WHEN m.superseded_by IS NOT NULL THEN
-         (SELECT b.external_id FROM recall.memories b WHERE b.id = m.superseded_by AND b.scopes = m.scopes)
+         (SELECT b.external_id FROM {{recall.memories}} b WHERE b.id = m.superseded_by AND b.scopes = m.scopes)
        END AS superseded_by
 FROM (
   SELECT t.id, t.lane_ranks, t.lane_scores, t.direct, t.rrf, t.fused, t.last_accessed, t.access_count,
@@ -71,8 +71,8 @@ FROM (
   SELECT c.id, NULL, NULL, false, 0, 0, NULL, 0, c.context_of, c.why, 1, NULL
   FROM output_context c
 ) u
-JOIN recall.memories m ON m.id = u.id
-LEFT JOIN recall.sources s ON s.id = m.source_id
+JOIN {{recall.memories}} m ON m.id = u.id
+LEFT JOIN {{recall.sources}} s ON s.id = m.source_id
 -- A memory that does not hold (expired at now, migration 00008; outside its validity or
 -- superseded at as_of, 00009: recall.holds) is left out here, where its row is read anyway: it
 -- may have taken one of the k places, so a recall returns fewer than k when some do not hold.

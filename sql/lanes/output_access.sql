@@ -7,5 +7,5 @@ output_access AS (
          @w_frequency::float8 * ln(1 + coalesce(ac.access_count, 0)) AS frequency,
          ac.last_accessed, coalesce(ac.access_count, 0) AS access_count
   FROM fused_rrf f
-  LEFT JOIN recall.memory_access ac ON ac.memory_id = f.id
+  LEFT JOIN {{recall.memory_access}} ac ON ac.memory_id = f.id
 )

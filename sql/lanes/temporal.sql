@@ -18,7 +18,7 @@ temporal_fwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}) AS ok
-    FROM recall.memories m
+    FROM {{recall.memories}} m
     WHERE @t_start::timestamptz IS NOT NULL
       AND m.scope_key = s.scope_key
       AND m.occurred_start >= @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
@@ -32,7 +32,7 @@ temporal_fwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}) AS ok
-    FROM recall.memories m
+    FROM {{recall.memories}} m
     WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) > (w.occurred_start, w.id)
     ORDER BY m.occurred_start, m.id
     LIMIT 1
@@ -51,7 +51,7 @@ temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}) AS ok
-    FROM recall.memories m
+    FROM {{recall.memories}} m
     WHERE @t_start::timestamptz IS NOT NULL
       AND m.scope_key = s.scope_key
       AND m.occurred_start < @t_start::timestamptz + (@t_end::timestamptz - @t_start::timestamptz) / 2
@@ -65,7 +65,7 @@ temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
   CROSS JOIN LATERAL (
     SELECT m.id, m.occurred_start, m.occurred_end,
            recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}) AS ok
-    FROM recall.memories m
+    FROM {{recall.memories}} m
     WHERE m.scope_key = w.scope_key AND (m.occurred_start, m.id) < (w.occurred_start, w.id)
     ORDER BY m.occurred_start DESC, m.id DESC
     LIMIT 1
@@ -75,7 +75,7 @@ temporal_bwd (scope_key, id, occurred_start, occurred_end, ok, hits) AS (
 ),
 temporal_long AS MATERIALIZED (
   SELECT m.id, m.occurred_start, m.occurred_end
-  FROM recall.memories m
+  FROM {{recall.memories}} m
   WHERE (SELECT count(*) FROM temporal_bwd WHERE ok) < @temporal_k::int
     AND m.occurred_end >= @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
     AND m.occurred_start < @t_start::timestamptz - make_interval(secs => @temporal_slack::float8)
@@ -93,7 +93,7 @@ temporal_refers AS MATERIALIZED (
   FROM visible_sets s
   CROSS JOIN LATERAL (
     SELECT m.id, m.refers_start, m.refers_end
-    FROM recall.memories m
+    FROM {{recall.memories}} m
     WHERE @t_start::timestamptz IS NOT NULL AND @temporal_refers::int > 0
       AND m.scope_key = s.scope_key
       AND m.refers_start IS NOT NULL

@@ -9,8 +9,8 @@
 title_sources AS MATERIALIZED (
   SELECT s.id, p.sim,
          p.direct AND cardinality(string_to_array(recall.title_key(s.title), ' ')) >= @title_direct_words::int AS direct
-  FROM recall.probe_titles(@qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8) p
-  JOIN recall.sources s ON s.id = p.id
+  FROM {{probe_titles @qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8}} p
+  JOIN {{recall.sources}} s ON s.id = p.id
   ORDER BY p.sim DESC, s.id
   LIMIT @title_sources_k::int
 ),
@@ -20,7 +20,7 @@ title_lane AS (
   SELECT m.id, rank() OVER (ORDER BY t.sim DESC) + (count(*) OVER (PARTITION BY t.sim) - 1) / 2 AS rank, t.sim AS score, t.direct,
          count(*) OVER (PARTITION BY t.sim) AS ties
   FROM title_sources t
-  JOIN recall.memories m ON m.source_id = t.id
+  JOIN {{recall.memories}} m ON m.source_id = t.id
   WHERE recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})
   ORDER BY t.sim DESC, m.id
   LIMIT @title_k::int

@@ -15,11 +15,11 @@
 vector_visible AS MATERIALIZED (
   SELECT v.n ^ 2 <= @vector_exact_scale::float8 * greatest(c.reltuples, v.n, 1) AS exact
   FROM visible_stats v
-  CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'recall.memories'::regclass) c
+  CROSS JOIN {{memories_reltuples}} c
 ),
 vector_hits AS MATERIALIZED (
   (SELECT m.id, m.embedding::vector({{dim}}) <=> @qvec::vector({{dim}}) AS distance
-   FROM recall.memories m
+   FROM {{recall.memories}} m
    WHERE NOT (SELECT exact FROM vector_visible)
      AND vector_dims(m.embedding) = {{dim}}
      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})
@@ -27,12 +27,12 @@ vector_hits AS MATERIALIZED (
    LIMIT @vector_k::int)
   UNION ALL
   (SELECT h.id, h.distance
-   FROM recall.vector_nearest(@qvec::vector({{dim}}), @vector_k::int) h
+   FROM {{vector_nearest}} h
    WHERE (SELECT exact FROM vector_visible) AND @f_none::bool)
   UNION ALL
   (SELECT m.id, m.embedding::vector({{dim}}) <=> @qvec::vector({{dim}}) AS distance
    FROM visible_sets s
-   JOIN recall.memories m ON m.scope_key = s.scope_key
+   JOIN {{recall.memories}} m ON m.scope_key = s.scope_key
    WHERE (SELECT exact FROM vector_visible) AND NOT @f_none::bool
      AND vector_dims(m.embedding) = {{dim}}
      AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})

@@ -9,7 +9,7 @@
 -- walks one by one. Every statement has them; a plan that reads neither does not run them.
 visible_sets AS MATERIALIZED (
   SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len, c.cdocs, c.ctotal_len, c.ctotal_nlen
-  FROM recall.visible_corpus() c
+  FROM {{visible_corpus}} c
 ),
 visible_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,
