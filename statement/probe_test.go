@@ -229,30 +229,72 @@ func TestTitleProbeChoosesByTitles(t *testing.T) {
 		if _, err := tx.Exec(ctx, `SET LOCAL pg_trgm.similarity_threshold = 0.6`); err != nil {
 			t.Fatal(err)
 		}
-		// The backend's counts not yet flushed, which may include earlier transactions'.
-		count := func() int64 {
-			var n int64
-			if err := tx.QueryRow(ctx, `SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) FROM pg_stat_xact_all_tables
-				WHERE relid = 'recall.title_trigrams'::regclass`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-		before := count()
-		var found int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM recall.probe_titles('what does the harbour report numbr 2 say', 16, 4, 0.6) p
-			JOIN recall.sources s ON s.id = p.id WHERE s.title = 'Harbour report number 2'`).Scan(&found); err != nil {
-			t.Fatal(err)
-		}
-		scans := count() - before
-		_ = tx.Rollback(ctx)
+		found, scans := probeTitleScans(t, tx, "what does the harbour report numbr 2 say", "Harbour report number 2")
 		if found != 1 {
 			t.Errorf("caller of %s: the misspelt title was found %d times, want once", c.scope, found)
 		}
-		if (scans > 1) != c.postings {
+		// One scan is the probe's check that the caller sees a titled source; the count of
+		// the caller's titles is a second; reading the postings takes more.
+		if (scans > 2) != c.postings {
 			t.Errorf("caller of %s: recall.title_trigrams scanned %d times; want postings read %v", c.scope, scans, c.postings)
 		}
 	}
+}
+
+// TestTitleProbeSkipsUntitled: a caller who sees no titled source gets no title from
+// recall.probe_titles and costs one index probe of recall.title_trigrams (its check), however
+// many titles other scopes hold that the question names; a caller who sees one of those
+// titles finds it.
+func TestTitleProbeSkipsUntitled(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	if _, err := db.Owner.Exec(ctx, `
+		INSERT INTO recall.sources (external_id, scopes, title)
+		SELECT 'u' || i, '{untitled}', '' FROM generate_series(1, 20) AS i;
+		INSERT INTO recall.sources (external_id, scopes, title)
+		SELECT 't' || i, '{titled}', 'Harbour report number ' || i FROM generate_series(1, 50) AS i;
+		ANALYZE recall.sources; ANALYZE recall.title_trigrams`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		read  []string
+		found int
+		scans int64 // the most scans of recall.title_trigrams allowed
+	}{{[]string{"untitled"}, 0, 1}, {[]string{"untitled", "titled"}, 1, math.MaxInt64}} {
+		tx := testdb.BeginAs(t, db.Runtime, c.read, nil)
+		found, scans := probeTitleScans(t, tx, "what does the harbour report number 7 say", "Harbour report number 7")
+		if found != c.found {
+			t.Errorf("caller of %v: the named title found %d times, want %d", c.read, found, c.found)
+		}
+		if scans > c.scans || scans < 1 {
+			t.Errorf("caller of %v: recall.title_trigrams scanned %d times, want 1 to %d", c.read, scans, c.scans)
+		}
+	}
+}
+
+// probeTitleScans probes the titles question names in tx (then rolled back) at similarity
+// 0.6 and returns how many times it found the title want, and how many scans of
+// recall.title_trigrams the probe made (the backend's counts not yet flushed, which may
+// include earlier transactions').
+func probeTitleScans(t *testing.T, tx pgx.Tx, question, want string) (found int, scans int64) {
+	t.Helper()
+	ctx := context.Background()
+	defer func() { _ = tx.Rollback(ctx) }()
+	count := func() int64 {
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) FROM pg_stat_xact_all_tables
+			WHERE relid = 'recall.title_trigrams'::regclass`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM recall.probe_titles($1, 16, 4, 0.6) p
+		JOIN recall.sources s ON s.id = p.id WHERE s.title = $2`, question, want).Scan(&found); err != nil {
+		t.Fatal(err)
+	}
+	return found, count() - before
 }
 
 // TestTitleProbeWaysMatchReference: both ways of the fuzzy title probe (the trigram index and

@@ -17,16 +17,7 @@ func TestRunProfile(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
 	fixture{scopes: []string{"acme"}, n: 120, seed: 3, dim: dim, base: base}.load(t, db.Runtime)
-	st, err := statement.Build(statement.Shape{Dim: dim, Fuzzy: true, Plan: statement.Maximal})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := statement.Query{Text: "apple river Alice", Raw: "What did Alice Martin say about the apple river?",
-		Vector: unitVector(5, dim), Now: base.Add(400 * 24 * time.Hour)}
-	p, err := statement.RunProfile(context.Background(), db.Runtime, statement.Scopes{Read: []string{"acme"}}, st, q, statement.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := profileAcme(t, db)
 	if p.PlanningMS <= 0 || p.ExecutionMS <= 0 {
 		t.Fatalf("planning %v ms, execution %v ms", p.PlanningMS, p.ExecutionMS)
 	}
@@ -52,4 +43,57 @@ func TestRunProfile(t *testing.T) {
 	if err := json.Unmarshal(p.Plan, &doc); err != nil || len(doc) != 1 || doc[0]["Plan"] == nil {
 		t.Fatalf("the plan is not EXPLAIN's JSON: %v", err)
 	}
+}
+
+// TestStatementScansNoTableWhole: the maximal statement, run as a caller of one of two scope
+// sets, reads every table it reads by an index, so its work follows the caller's rows, not the
+// other set's (a sequential scan reads, and filters by row security, every row of the table).
+// Small tables are where the planner prefers one: Session sets enable_seqscan off.
+func TestStatementScansNoTableWhole(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	fixture{scopes: []string{"acme"}, n: 120, seed: 3, dim: dim, base: base}.load(t, db.Runtime)
+	fixture{scopes: []string{"other"}, n: 120, seed: 4, dim: dim, base: base}.load(t, db.Runtime)
+	if _, err := db.Owner.Exec(context.Background(), `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	p := profileAcme(t, db)
+	var doc []struct{ Plan planNode }
+	if err := json.Unmarshal(p.Plan, &doc); err != nil || len(doc) != 1 {
+		t.Fatalf("the plan is not EXPLAIN's JSON: %v", err)
+	}
+	var walk func(n planNode)
+	walk = func(n planNode) {
+		if n.Type == "Seq Scan" {
+			t.Errorf("a sequential scan of %s", n.Relation)
+		}
+		for _, c := range n.Plans {
+			walk(c)
+		}
+	}
+	walk(doc[0].Plan)
+}
+
+// planNode is the part of a node of EXPLAIN's JSON TestStatementScansNoTableWhole reads.
+type planNode struct {
+	Type     string     `json:"Node Type"`
+	Relation string     `json:"Relation Name"`
+	Plans    []planNode `json:"Plans"`
+}
+
+// profileAcme is the profile of the maximal statement for a question about the fixture, run
+// as a caller of the scope acme.
+func profileAcme(t *testing.T, db *testdb.DB) statement.Profile {
+	t.Helper()
+	st, err := statement.Build(statement.Shape{Dim: dim, Fuzzy: true, Plan: statement.Maximal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := statement.Query{Text: "apple river Alice", Raw: "What did Alice Martin say about the apple river?",
+		Vector: unitVector(5, dim), Now: base.Add(400 * 24 * time.Hour)}
+	p, err := statement.RunProfile(context.Background(), db.Runtime, statement.Scopes{Read: []string{"acme"}}, st, q, statement.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

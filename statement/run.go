@@ -23,7 +23,8 @@ type Scopes struct{ Read, Write []string }
 var ErrTimeout = dberr.ErrTimeout
 
 // Session returns the SET LOCAL settings a recall transaction runs with: HNSW search depth
-// and iterative scans, generic plans, the trigram threshold, and the statement timeout.
+// and iterative scans, generic plans, index reads, the trigram threshold, and the statement
+// timeout.
 func (s Settings) Session() []scope.Setting {
 	out := []scope.Setting{
 		{Name: "hnsw.ef_search", Value: strconv.Itoa(max(s.EfSearch, s.VectorK))},
@@ -31,6 +32,14 @@ func (s Settings) Session() []scope.Setting {
 		// Every tunable is a bind, so one generic plan per connection serves every call:
 		// planning the maximal statement anew costs more than most of its lanes.
 		{Name: "plan_cache_mode", Value: "force_generic_plan"},
+		// Every table is read by an index: on a small table the planner prefers to read it
+		// whole, checking row security on every row, the other scopes' too (the entities of
+		// the output's names and the sources: 1.5 ms of a LoCoMo question's 12), and the
+		// work then grows with rows the caller cannot see (TestStatementScansNoTableWhole).
+		// On one server only: on Citus the forms of several scope sets read unions of shard
+		// tables, and with sequential scans off their plans ran past the statement timeout
+		// (TestCitusManySets).
+		{Name: "enable_seqscan", Value: "off", OneServer: true},
 		{Name: "pg_trgm.similarity_threshold", Value: strconv.FormatFloat(min(s.MentionFloor, s.TitleFloor), 'f', -1, 64)},
 	}
 	if s.Timeout > 0 {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestApply: the settings land as the exact arrays the policies read, JIT is off for the
-// transaction, and a write scope outside the read scopes is refused before touching the server.
+// transaction, a setting for one server is applied on one, and a write scope outside the read
+// scopes is refused before touching the server.
 func TestApply(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -23,16 +24,16 @@ func TestApply(t *testing.T) {
 
 	read, _ := scope.Normalize("read", []string{"ops:eu", "acme", "a@b"})
 	write, _ := scope.Normalize("write", []string{"acme"})
-	if err := scope.Apply(ctx, tx, read, write); err != nil {
+	if err := scope.Apply(ctx, tx, read, write, scope.Setting{Name: "enable_seqscan", Value: "off", OneServer: true}); err != nil {
 		t.Fatal(err)
 	}
 	var r, w []string
-	var jit string
-	if err := tx.QueryRow(ctx, `SELECT recall.read_scopes(), recall.write_scopes(), current_setting('jit')`).Scan(&r, &w, &jit); err != nil {
+	var jit, seq string
+	if err := tx.QueryRow(ctx, `SELECT recall.read_scopes(), recall.write_scopes(), current_setting('jit'), current_setting('enable_seqscan')`).Scan(&r, &w, &jit, &seq); err != nil {
 		t.Fatal(err)
 	}
-	if len(r) != 3 || r[0] != "a@b" || r[1] != "acme" || r[2] != "ops:eu" || len(w) != 1 || w[0] != "acme" || jit != "off" {
-		t.Fatalf("read %q write %q jit %s", r, w, jit)
+	if len(r) != 3 || r[0] != "a@b" || r[1] != "acme" || r[2] != "ops:eu" || len(w) != 1 || w[0] != "acme" || jit != "off" || seq != "off" {
+		t.Fatalf("read %q write %q jit %s enable_seqscan %s (a setting for one server)", r, w, jit, seq)
 	}
 
 	var se *scope.Error

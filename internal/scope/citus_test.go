@@ -2,6 +2,7 @@ package scope_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -73,7 +74,17 @@ func TestApplyReachesCitusWorkers(t *testing.T) {
 				want = append(want, r.v)
 			}
 		}
-		got := see(read, func(tx pgx.Tx) error { return scope.Apply(ctx, tx, read, nil) })
+		got := see(read, func(tx pgx.Tx) error {
+			if err := scope.Apply(ctx, tx, read, nil, scope.Setting{Name: "enable_seqscan", Value: "off", OneServer: true}); err != nil {
+				return err
+			}
+			// A setting for one server is not applied on Citus.
+			var seq string
+			if err := tx.QueryRow(ctx, `SELECT current_setting('enable_seqscan')`).Scan(&seq); err != nil || seq != "on" {
+				return fmt.Errorf("enable_seqscan %q on Citus (%v), want on", seq, err)
+			}
+			return nil
+		})
 		if !slices.Equal(got, want) && (len(got) != 0 || len(want) != 0) {
 			t.Errorf("transaction %d, read %v: sees %v, want %v", i, read, got, want)
 		}

@@ -61,8 +61,12 @@ func Normalize(field string, names []string) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// Setting is a server setting applied with SET LOCAL semantics next to the scopes.
-type Setting struct{ Name, Value string }
+// Setting is a server setting applied with SET LOCAL semantics next to the scopes; one of
+// OneServer is applied only on a server without Citus.
+type Setting struct {
+	Name, Value string
+	OneServer   bool
+}
 
 // citusKey and distributedKey mark, in a connection's CustomData, whether its server runs
 // Citus and whether recall's tables are distributed there.
@@ -93,12 +97,6 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 	if write == nil {
 		write = []string{}
 	}
-	names := []string{"jit"}
-	values := []string{"off"}
-	for _, s := range settings {
-		names = append(names, s.Name)
-		values = append(values, s.Value)
-	}
 	data := tx.Conn().PgConn().CustomData()
 	citus, known := data[citusKey].(bool)
 	if !known {
@@ -112,6 +110,15 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 			}
 		}
 		data[citusKey], data[distributedKey] = citus, distributed
+	}
+	names := []string{"jit"}
+	values := []string{"off"}
+	for _, s := range settings {
+		if s.OneServer && citus {
+			continue
+		}
+		names = append(names, s.Name)
+		values = append(values, s.Value)
 	}
 	stmt := sqltext.ScopeApply
 	if citus {

@@ -34,13 +34,21 @@ context_scored AS MATERIALIZED (
 context_top AS MATERIALIZED (
   SELECT id, score FROM context_scored ORDER BY score DESC, id LIMIT @context_k::int
 ),
+-- The turn after is read in a subquery ordered by place, which keeps it a probe of
+-- memories_source_position_idx: joined directly, it was planned as a scan of the source's
+-- memories by memories_source_idx (28 us a question on LoCoMo, 7 by the place).
 context_handoff AS (
   SELECT n.id, q.id AS question, @context_handoff::float8 * c.score AS score
   FROM context_top c
   JOIN {{recall.memories}} q ON q.id = c.id
-  JOIN {{recall.memories}} n ON n.source_id = q.source_id AND n.position = q.position + 1
-  WHERE @context_handoff::float8 > 0 AND q.is_question AND n.scopes = q.scopes AND n.speaker <> q.speaker
-    AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, {{filter}})
+  CROSS JOIN LATERAL (
+    SELECT n.id
+    FROM {{recall.memories}} n
+    WHERE n.source_id = q.source_id AND n.position = q.position + 1 AND n.scopes = q.scopes AND n.speaker <> q.speaker
+      AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, {{filter}})
+    ORDER BY n.position
+  ) n
+  WHERE @context_handoff::float8 > 0 AND q.is_question
 ),
 context_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score

@@ -135,6 +135,15 @@ BEGIN
 {{- if .Routed}}
   PERFORM set_config('citus.allow_nested_distributed_execution', 'on', true);
 {{- end}}
+  -- A caller who sees no titled source (every source has the empty trigram's row; a title
+  -- has others) has no title to find: most memories of chats and notes have none.
+  IF NOT EXISTS (SELECT 1 FROM recall.title_trigrams t
+                 WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram > '') THEN
+{{- if .Routed}}
+    PERFORM set_config('citus.allow_nested_distributed_execution', coalesce(nested, 'off'), true);
+{{- end}}
+    RETURN;
+  END IF;
   by_scope := CASE current_setting('recall.title_probe', true)
     WHEN 'scope' THEN true
     WHEN 'index' THEN false

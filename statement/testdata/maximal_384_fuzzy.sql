@@ -466,9 +466,14 @@ context_handoff AS (
   SELECT n.id, q.id AS question, @context_handoff::float8 * c.score AS score
   FROM context_top c
   JOIN recall.memories q ON q.id = c.id
-  JOIN recall.memories n ON n.source_id = q.source_id AND n.position = q.position + 1
-  WHERE @context_handoff::float8 > 0 AND q.is_question AND n.scopes = q.scopes AND n.speaker <> q.speaker
-    AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
+  CROSS JOIN LATERAL (
+    SELECT n.id
+    FROM recall.memories n
+    WHERE n.source_id = q.source_id AND n.position = q.position + 1 AND n.scopes = q.scopes AND n.speaker <> q.speaker
+      AND recall.passes(n.kind, n.tags, n.metadata, n.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
+    ORDER BY n.position
+  ) n
+  WHERE @context_handoff::float8 > 0 AND q.is_question
 ),
 context_lane AS (
   SELECT x.id, row_number() OVER (ORDER BY x.score DESC, x.id) AS rank, x.score
