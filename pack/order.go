@@ -2,8 +2,8 @@ package pack
 
 import (
 	"slices"
-	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/rerank"
@@ -145,21 +145,44 @@ type sayKey struct{ kind, speaker, text string }
 // that are neither letters nor digits one space, trimmed (recall.text_key in SQL, migration
 // 00011, which the write path's duplicate policy compares).
 func TextKey(text string) string {
-	var b strings.Builder
+	out := make([]byte, 0, len(text))
 	gap := false
-	for _, r := range text {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
+			if k := keyASCII[c]; k == 0 {
+				gap = len(out) > 0
+			} else {
+				if gap {
+					out, gap = append(out, ' '), false
+				}
+				out = append(out, k)
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		i += n
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			gap = b.Len() > 0
+			gap = len(out) > 0
 			continue
 		}
 		if gap {
-			b.WriteByte(' ')
-			gap = false
+			out, gap = append(out, ' '), false
 		}
-		b.WriteRune(unicode.ToLower(r))
+		out = utf8.AppendRune(out, unicode.ToLower(r))
 	}
-	return b.String()
+	return string(out)
 }
+
+// keyASCII is TextKey's rule for ASCII, looked up: a letter or digit lowered, 0 for any other.
+var keyASCII = func() (t [utf8.RuneSelf]byte) {
+	for c := range rune(utf8.RuneSelf) {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			t[c] = byte(unicode.ToLower(c))
+		}
+	}
+	return t
+}()
 
 func restatement(c Ranked) Restatement {
 	r := Restatement{ID: c.ID, ExternalID: c.ExternalID, OccurredStart: c.OccurredStart}

@@ -1,8 +1,11 @@
 package pack_test
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/recall-engine/recall/pack"
 	"github.com/recall-engine/recall/statement"
@@ -172,5 +175,35 @@ func TestCorroboratedFirst(t *testing.T) {
 	plain := []pack.Ranked{mk(1, ctx), mk(2, bm, vec), turn}
 	if out := pack.CorroboratedFirst(plain, 3); &out[0] != &plain[0] {
 		t.Fatalf("nothing three lanes found: the head was copied or changed")
+	}
+}
+
+// TestTextKeyByRune: TextKey equals the rule written rune by rune with package unicode (a
+// letter or digit lowered, every other run one space, trimmed) on random texts of ASCII,
+// accented and other scripts' letters, digits, spaces and punctuation.
+func TestTextKeyByRune(t *testing.T) {
+	ref := func(text string) string {
+		var words []string
+		var w []rune
+		for _, r := range text + " " {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				w = append(w, unicode.ToLower(r))
+			} else if len(w) > 0 {
+				words = append(words, string(w))
+				w = nil
+			}
+		}
+		return strings.Join(words, " ")
+	}
+	alphabet := []rune("aZqM09 \t\n.,!?'-_éÉÅßİıΣσ日本٣@[`{~\u00a0\u2003")
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		rs := make([]rune, r.IntN(40))
+		for i := range rs {
+			rs[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		if got, want := pack.TextKey(string(rs)), ref(string(rs)); got != want {
+			t.Fatalf("TextKey(%q) = %q, want %q", string(rs), got, want)
+		}
 	}
 }

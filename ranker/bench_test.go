@@ -57,6 +57,26 @@ func BenchmarkOrder(b *testing.B) {
 			}
 		}
 	})
+	// Long texts, as an assistant's replies are (about 250 words each, LongMemEval's): the
+	// features alone, which read every candidate's words.
+	long := make([]statement.Candidate, len(head))
+	for i, c := range head {
+		var text string
+		for j := range 200 + r.IntN(100) {
+			w := fmt.Sprintf("word%d", r.IntN(3000))
+			if j%12 == 0 {
+				w = "The " + vocab[r.IntN(len(vocab))]
+			}
+			text += w + " "
+		}
+		c.Text = text
+		long[i] = c
+	}
+	b.Run("extract-long", func(b *testing.B) {
+		for b.Loop() {
+			ranker.Extract(q, long, 30)
+		}
+	})
 	for _, name := range []string{"default", "file"} {
 		if m := models[name]; m != nil {
 			b.Run(name, func(b *testing.B) {

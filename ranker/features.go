@@ -112,9 +112,12 @@ var (
 	}()
 )
 
-// stem is a crude English stem: lowered, a possessive and one common suffix off.
+// stem is a crude English stem of a lowered word: a possessive and one common suffix off.
 func stem(w string) string {
-	w = strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(w), "'s"), "'")
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+	if n := len(w); n == 0 || w[n-1] != 's' && w[n-1] != 'g' && w[n-1] != 'd' {
+		return w // no suffix below ends otherwise
+	}
 	for _, suf := range []string{"ing", "ies", "ed", "es", "s"} {
 		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
 			return strings.TrimSuffix(w, suf)
@@ -122,6 +125,15 @@ func stem(w string) string {
 	}
 	return w
 }
+
+// asciiSpace and asciiWord are package unicode's answers for ASCII, looked up: whether a
+// character is a space, and whether it is part of a word (a letter, a digit, an apostrophe).
+var asciiSpace, asciiWord = func() (space, word [utf8.RuneSelf]bool) {
+	for r := range rune(utf8.RuneSelf) {
+		space[r], word[r] = unicode.IsSpace(r), unicode.IsLetter(r) || unicode.IsNumber(r) || r == '\''
+	}
+	return space, word
+}()
 
 // scan calls fn with each content word of text in order, lowered and stemmed (a word: a run
 // of letters, digits and apostrophes; a content word: not a stop word, two runes or more),
@@ -141,13 +153,19 @@ func scan(text string, fn func(term string)) int {
 		fn(stem(lw))
 	}
 	for i, r := range text {
-		if unicode.IsSpace(r) {
+		space, word := false, false
+		if r < utf8.RuneSelf {
+			space, word = asciiSpace[r], asciiWord[r]
+		} else {
+			space, word = unicode.IsSpace(r), unicode.IsLetter(r) || unicode.IsNumber(r)
+		}
+		if space {
 			inField = false
 		} else if !inField {
 			inField = true
 			fields++
 		}
-		if unicode.IsLetter(r) || unicode.IsNumber(r) || r == '\'' {
+		if word {
 			if start < 0 {
 				start = i
 			}
@@ -186,15 +204,17 @@ func pairs(text string) map[pair]bool {
 // question's pairs it holds, and its whitespace-separated fields.
 func held(text string, qTerms map[string]bool, qPairs map[pair]bool) (map[string]bool, int, int) {
 	terms, matched := map[string]bool{}, map[pair]bool{}
-	prev := ""
+	prev, prevHeld := "", false
 	fields := scan(text, func(t string) {
-		if qTerms[t] {
+		// A pair of the question's is two of its terms: only then is it looked up.
+		isHeld := qTerms[t]
+		if isHeld {
 			terms[t] = true
+			if prevHeld && qPairs[pair{prev, t}] {
+				matched[pair{prev, t}] = true
+			}
 		}
-		if prev != "" && qPairs[pair{prev, t}] {
-			matched[pair{prev, t}] = true
-		}
-		prev = t
+		prev, prevHeld = t, isHeld
 	})
 	return terms, len(matched), fields
 }
