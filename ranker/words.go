@@ -1,0 +1,152 @@
+package ranker
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A candidate's and the question's words, as the features read them: content words
+// (stemmed, stop words out), their adjacent pairs, and plain lowered words for names.
+
+var (
+	// stop are words that frame a question rather than say what it is about.
+	stop = func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(`a an the and or but if of to in on at by for with about as into from up down over under
+			is are was were be been being am do does did done have has had having i me my mine we our us you your he him his she her
+			it its they them their what which who whom whose when where why how that this these those there here not no yes so too
+			very can could would should will shall may might must s t just than then also any some all each every both few more most
+			other such only own same again further once out off through during before after above below between because until while
+			get got like really`) {
+			m[w] = true
+		}
+		return m
+	}()
+)
+
+// stem is a crude English stem of a lowered word: a possessive and one common suffix off.
+func stem(w string) string {
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+	if n := len(w); n == 0 || w[n-1] != 's' && w[n-1] != 'g' && w[n-1] != 'd' {
+		return w // no suffix below ends otherwise
+	}
+	for _, suf := range []string{"ing", "ies", "ed", "es", "s"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return strings.TrimSuffix(w, suf)
+		}
+	}
+	return w
+}
+
+// asciiSpace and asciiWord are package unicode's answers for ASCII, looked up: whether a
+// character is a space, and whether it is part of a word (a letter, a digit, an apostrophe).
+var asciiSpace, asciiWord = func() (space, word [utf8.RuneSelf]bool) {
+	for r := range rune(utf8.RuneSelf) {
+		space[r], word[r] = unicode.IsSpace(r), unicode.IsLetter(r) || unicode.IsNumber(r) || r == '\''
+	}
+	return space, word
+}()
+
+// scan calls fn with each content word of text in order, lowered and stemmed (a word: a run
+// of letters, digits and apostrophes; a content word: not a stop word, two runes or more),
+// and returns how many whitespace-separated fields text has.
+func scan(text string, fn func(term string)) int {
+	fields, inField := 0, false
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		lw := strings.ToLower(text[start:end])
+		start = -1
+		if stop[lw] || utf8.RuneCountInString(lw) < 2 {
+			return
+		}
+		fn(stem(lw))
+	}
+	for i, r := range text {
+		space, word := false, false
+		if r < utf8.RuneSelf {
+			space, word = asciiSpace[r], asciiWord[r]
+		} else {
+			space, word = unicode.IsSpace(r), unicode.IsLetter(r) || unicode.IsNumber(r)
+		}
+		if space {
+			inField = false
+		} else if !inField {
+			inField = true
+			fields++
+		}
+		if word {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
+	return fields
+}
+
+// Terms are a text's content words, stemmed: what "cover" compares.
+func Terms(text string) map[string]bool {
+	out := map[string]bool{}
+	scan(text, func(t string) { out[t] = true })
+	return out
+}
+
+// pair is two adjacent content words, in order.
+type pair [2]string
+
+// pairs are a text's adjacent content words (Terms' stems), in order: {"harbor", "crane"}.
+func pairs(text string) map[pair]bool {
+	out := map[pair]bool{}
+	prev := ""
+	scan(text, func(t string) {
+		if prev != "" {
+			out[pair{prev, t}] = true
+		}
+		prev = t
+	})
+	return out
+}
+
+// held reads a candidate's text once: the question's terms it holds, how many of the
+// question's pairs it holds, and its whitespace-separated fields.
+func held(text string, qTerms map[string]bool, qPairs map[pair]bool) (map[string]bool, int, int) {
+	terms, matched := map[string]bool{}, map[pair]bool{}
+	prev, prevHeld := "", false
+	fields := scan(text, func(t string) {
+		// A pair of the question's is two of its terms: only then is it looked up.
+		isHeld := qTerms[t]
+		if isHeld {
+			terms[t] = true
+			if prevHeld && qPairs[pair{prev, t}] {
+				matched[pair{prev, t}] = true
+			}
+		}
+		prev, prevHeld = t, isHeld
+	})
+	return terms, len(matched), fields
+}
+
+// words are a text's words, lowered, for name matching.
+func words(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		out[w] = true
+	}
+	return out
+}
+
+// speakerNamed reports whether the question's words name speaker: every word of a one-word
+// name, or the first or last word of a longer one.
+func speakerNamed(q map[string]bool, speaker string) bool {
+	parts := strings.FieldsFunc(strings.ToLower(speaker), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(parts) == 0 {
+		return false
+	}
+	return q[parts[0]] || q[parts[len(parts)-1]]
+}
