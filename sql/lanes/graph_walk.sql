@@ -46,6 +46,9 @@ graph_nodes AS MATERIALIZED (
 -- id's place is width_bucket(id, ids), a binary search in C. A join of two CTEs would be
 -- planned as nested loops on their low estimates, array_position is a linear scan, and a
 -- jsonb map, compressed past 2 kB, is decompressed on every lookup.
+-- Contract with a recall across workers (statement/spread.go; TestEveryFormRunsEveryLane builds
+-- its rounds for every plan and fails when this no longer holds): the rank round takes graph_index
+-- whole, by its name at the start of its line.
 graph_index AS MATERIALIZED (
   SELECT array_agg(id ORDER BY ord) AS ids
   FROM graph_nodes

@@ -30,6 +30,10 @@ bm25_terms_q AS MATERIALIZED (
 -- cidf is the context lane's: over the memories with a place, counting a term in a memory's
 -- neighbours as in the memory. A term's posting list holds both kinds, so it is read whole
 -- when the larger count is at most bm25_whole.
+-- Contract with a recall across workers (statement/spread.go; TestEveryFormRunsEveryLane builds
+-- its rounds for every plan and fails when this no longer holds): its lanes round reads the
+-- terms' document frequencies summed over every worker in place of the text
+-- "FROM {{recall.bm25_terms}} t WHERE t.term = q.term" below, which must stay as it is.
 bm25_idf AS MATERIALIZED (
   SELECT q.term, q.w * ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
          q.w * ln(1 + (s.cn - d.cdf + 0.5) / (d.cdf + 0.5)) AS cidf,

@@ -13,6 +13,10 @@
 -- graph_context_k with the most graph mass, NULL for a plan without the query's entities).
 -- A long memory the bm25 lane scored by a passage comes with that passage's character bounds
 -- (passage_start, passage_end: memories.passages), which the pack may give instead.
+-- Contract with a recall across workers (statement/spread.go; TestEveryFormRunsEveryLane builds
+-- its rounds for every plan and fails when this no longer holds): its output round puts its own
+-- output_top in this one's place and takes output_hits whole, each found by its name at the
+-- start of its line.
 output_top AS MATERIALIZED (
   SELECT a.*, a.rrf + a.recency + a.frequency AS fused
   FROM output_access a

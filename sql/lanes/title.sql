@@ -6,6 +6,9 @@
 -- the query names exactly is direct (Recall puts it first) when its title has at least
 -- title_direct_words words: a title shorter than that (by default a one-word title such as
 -- "Anxiety" or "Summary") is a topic the question shares, not a document it names.
+-- Contract with a recall across workers (statement/spread.go; TestEveryFormRunsEveryLane builds
+-- its rounds for every plan and fails when this no longer holds): its lanes round puts the
+-- merged title_sources in this one's place, found by its name at the start of its line.
 title_sources AS MATERIALIZED (
   SELECT s.id, p.sim,
          p.direct AND cardinality(string_to_array(recall.title_key(s.title), ' ')) >= @title_direct_words::int AS direct

@@ -11,6 +11,10 @@ visible_sets AS MATERIALIZED (
   SELECT recall.scope_key(c.scopes) AS scope_key, c.docs, c.total_len, c.cdocs, c.ctotal_len, c.ctotal_nlen
   FROM {{visible_corpus}} c
 ),
+-- Contract with a recall across workers (statement/spread.go; TestEveryFormRunsEveryLane builds
+-- its rounds for every plan and fails when this no longer holds): its lanes round reads
+-- visible_stats over every worker's statistics: it replaces this query's one line
+-- "  FROM visible_sets", found by its name at the start of its line.
 visible_stats AS MATERIALIZED (
   SELECT coalesce(sum(docs), 0)::float8 AS n,
          coalesce(sum(total_len)::float8 / nullif(sum(docs), 0), 1) AS avgdl,
