@@ -268,3 +268,38 @@ func checkTrigramRows(t *testing.T, db *testdb.DB, query string, want map[int64]
 		}
 	}
 }
+
+// TestEntityProbeSkipsWeakMentions: the fuzzy branch probes the strong mentions only. In
+// "What about the acme?" the weak mention "about the acme" (it starts with a stop word) is
+// within 0.75 of the name "About theacme" while no strong one ("the acme", "acme") is within
+// 0.7: the name is not found, by either way of the probe; the exact branch still finds
+// "Acme" by its key, and a strong misspelt mention still finds its name fuzzily.
+func TestEntityProbeSkipsWeakMentions(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	if _, err := db.Owner.Exec(ctx, `INSERT INTO recall.entities (external_id, scopes, name) VALUES
+		('a', '{mine}', 'About theacme'), ('b', '{mine}', 'Acme'), ('c', '{mine}', 'Harbour master')`); err != nil {
+		t.Fatal(err)
+	}
+	mentions := append(statement.Mentions("What about the acme?"), "harbour mastr")
+	for _, way := range []string{"index", "scope"} {
+		got := map[string]float64{}
+		asReader(t, db.Runtime, []string{"mine"}, statement.DefaultSettings(), func(ctx context.Context, tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT set_config('recall.entity_probe', $1, true), set_config('pg_trgm.similarity_threshold', '0.7', true)`, way); err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, `SELECT e.name, p.sim FROM recall.probe_entities($1, true, 0.7) p JOIN recall.entities e ON e.id = p.id`, mentions)
+			if err != nil {
+				return err
+			}
+			var name string
+			var sim float64
+			_, err = pgx.ForEachRow(rows, []any{&name, &sim}, func() error { got[name] = sim; return nil })
+			return err
+		})
+		if _, ok := got["About theacme"]; ok || got["Acme"] != 1 || got["Harbour master"] < 0.7 || len(got) != 2 {
+			t.Errorf("%s way: found %v, want Acme at 1 and Harbour master fuzzily, not About theacme", way, got)
+		}
+	}
+}

@@ -246,8 +246,20 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 		q := statement.Query{Raw: raw, Text: raw}
 
 		// Mention reference: an entity's similarity is 1 when its lowered name or alias is one
-		// of the query's mentions, else its best similarity with one of them when at least the floor.
+		// of the query's mentions, else its best similarity with one of the strong mentions
+		// when at least the floor: the weak ones (ending with a stop word, starting with one
+		// other than an article, or of words of at most two letters) are not probed fuzzily.
 		mentions := statement.Mentions(raw)
+		var mentionWords []string
+		for _, m := range mentions {
+			mentionWords = append(mentionWords, strings.Fields(m)...)
+		}
+		mstop := stopWords(t, db, mentionWords)
+		weakMention := func(m string) bool {
+			ws := strings.Fields(m)
+			long := slices.ContainsFunc(ws, func(w string) bool { return len(w) > 2 })
+			return mstop[ws[len(ws)-1]] || (mstop[ws[0]] && ws[0] != "the" && ws[0] != "a" && ws[0] != "an") || !long
+		}
 		entitySim := map[string]float64{}
 		for _, e := range ents {
 			if e.scope != "acme" {
@@ -257,7 +269,7 @@ func checkNames(t *testing.T, db *testdb.DB, s statement.Settings, ents, titles 
 			for _, m := range mentions {
 				if m == strings.ToLower(e.name) || (e.alias != "" && m == strings.ToLower(e.alias)) {
 					sim = 1
-				} else if v := similarity(strings.ToLower(e.name), m); v >= s.MentionFloor-1e-6 {
+				} else if v := similarity(strings.ToLower(e.name), m); v >= s.MentionFloor-1e-6 && !weakMention(m) {
 					sim = math.Max(sim, v)
 				}
 			}
