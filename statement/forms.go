@@ -41,9 +41,12 @@ func formTmpl(name, file string) *template.Template {
 			lines = append(lines, l)
 		}
 	}
-	funcs := template.FuncMap{"read": func(table string) string { return "{{recall." + table + "}}" }}
-	return template.Must(template.New(name).Funcs(funcs).Parse(strings.Join(lines, "\n")))
+	return template.Must(template.New(name).Funcs(template.FuncMap{"read": readMarker}).Parse(strings.Join(lines, "\n")))
 }
+
+// readMarker is a table's read marker, for a template's read function: what the form of the
+// text it is written into writes out.
+func readMarker(table string) string { return "{{recall." + table + "}}" }
 
 var (
 	readsSingle = formTmpl("reads", sqltext.Reads)

@@ -67,8 +67,7 @@ func plainLanes(plan Plan) []spreadLane {
 
 var spreadTmpl = sync.OnceValue(func() *template.Template {
 	// read writes a table's read marker (sql/lanes/reads.sql), which the rounds' form writes out.
-	read := func(table string) string { return "{{recall." + table + "}}" }
-	return template.Must(template.New("spread").Funcs(template.FuncMap{"read": read}).Parse(sqltext.Spread))
+	return template.Must(template.New("spread").Funcs(template.FuncMap{"read": readMarker}).Parse(sqltext.Spread))
 })
 
 // spreadPiece is the block name of sql/citus/spread.sql for data.
