@@ -25,6 +25,7 @@ var FunctionFiles = []string{
 	"write/vector_index.sql",
 	"write/title_trigrams.sql",
 	"write/entity_trigrams.sql",
+	"write/entity_resolve.sql",
 	"write/relation_validity.sql",
 	"write/erase.sql",
 	"keys/lookup.sql",

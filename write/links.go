@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall/extract"
+	"github.com/recall-engine/recall/internal/scope"
 )
 
 // writeLinks writes the mentions (given entities, extracted names and speakers) and the
@@ -282,7 +283,11 @@ func (t *txn) resolve(names map[string]string, create, persons map[string]bool, 
 		}
 	}
 	if len(loose) > 0 && fuzzy {
-		rows, err := t.tx.Query(t.ctx, statementText("resolve_fuzzy"), pgx.NamedArgs{"names": loose, "scopes": t.scopes})
+		stmt := "resolve_fuzzy"
+		if scope.Citus(t.tx) {
+			stmt = "resolve_fuzzy_plain" // sql/write/entity_resolve.sql says why
+		}
+		rows, err := t.tx.Query(t.ctx, statementText(stmt), pgx.NamedArgs{"names": loose, "scopes": t.scopes})
 		if err != nil {
 			return nil, err
 		}

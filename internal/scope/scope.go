@@ -134,7 +134,11 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 // Flush: on a Citus coordinator, whose row trigger only notes the memories a transaction
 // changes (recall.bm25_dirty), yes; on one server, whose statement triggers kept it in the
 // transaction, no.
-func Owed(tx pgx.Tx) bool {
+func Owed(tx pgx.Tx) bool { return Citus(tx) }
+
+// Citus reports whether tx, set up by Apply, runs on a Citus coordinator (its recall tables
+// distributed or not).
+func Citus(tx pgx.Tx) bool {
 	citus, _ := tx.Conn().PgConn().CustomData()[citusKey].(bool)
 	return citus
 }
