@@ -1,7 +1,8 @@
 // Package when finds the time a question asks about: dates ("7 July, 2023", "May 23, 2023",
 // "2023-07-07"), months ("December 2023", "in May"), years ("in 2022"), and expressions
 // relative to when it is asked ("yesterday", "last week", "last weekend", "last month",
-// "last year", "two months ago", "3 days ago"). It returns the window [Start, End) of the
+// "last year", "two months ago", "3 days ago", "a couple of days ago"), and spans that end
+// when it is asked ("in the past month", "over the last three weeks"). It returns the window [Start, End) of the
 // first expression it reads, in now's location; it needs no model and no network.
 package when
 
@@ -28,7 +29,10 @@ var months = map[string]time.Month{
 var numbers = map[string]int{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a few": 3, "few": 3, "several": 3,
+	"a couple of": 2, "a couple": 2, "couple of": 2,
 }
+
+const count = `(\d{1,3}|a couple of|a couple|couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)`
 
 const month = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
 
@@ -69,16 +73,20 @@ var rules = []struct {
 		}
 		return sat, sat.AddDate(0, 0, 2), true
 	}},
-	{regexp.MustCompile(`\b(last|this|past|next) (week|month|year)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
-		step := map[string]int{"last": -1, "past": -1, "this": 0, "next": 1}[m[1]]
+	// "the past month" and "the last three weeks" end now: the span up to the question, not
+	// the calendar month or weeks before the current one ("last month", "last week").
+	{regexp.MustCompile(`\b(past|last) ` + count + ` (day|week|month|year)s\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+		return upTo(m[3], amount(m[2]), now)
+	}},
+	{regexp.MustCompile(`\bpast (week|month|year)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+		return upTo(m[1], 1, now)
+	}},
+	{regexp.MustCompile(`\b(last|this|next) (week|month|year)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+		step := map[string]int{"last": -1, "this": 0, "next": 1}[m[1]]
 		return unit(m[2], step, now)
 	}},
-	{regexp.MustCompile(`\b(\d{1,3}|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several) (day|week|month|year)s? ago\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
-		n, ok := numbers[m[1]]
-		if !ok {
-			n = atoi(m[1])
-		}
-		return unit(m[2], -n, now)
+	{regexp.MustCompile(`\b` + count + ` (day|week|month|year)s? ago\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+		return unit(m[2], -amount(m[1]), now)
 	}},
 	{regexp.MustCompile(`\blast ` + month + `\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		// The most recent such month before the current one.
@@ -138,6 +146,14 @@ func Parse(question string, now time.Time) (Window, bool) {
 	return best, at >= 0
 }
 
+// amount is a count's number: a word of numbers, or digits.
+func amount(s string) int {
+	if n, ok := numbers[s]; ok {
+		return n
+	}
+	return atoi(s)
+}
+
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
@@ -161,6 +177,23 @@ func monthOf(y int, m time.Month, now time.Time) (time.Time, time.Time, bool) {
 	}
 	t := time.Date(y, m, 1, 0, 0, 0, 0, now.Location())
 	return t, t.AddDate(0, 1, 0), true
+}
+
+// upTo is the span of n units that ends with now's day: [that day - n units + 1 day, the
+// day after it).
+func upTo(u string, n int, now time.Time) (time.Time, time.Time, bool) {
+	end := midnight(now).AddDate(0, 0, 1)
+	switch u {
+	case "day":
+		return end.AddDate(0, 0, -n), end, true
+	case "week":
+		return end.AddDate(0, 0, -7*n), end, true
+	case "month":
+		return end.AddDate(0, -n, 0), end, true
+	case "year":
+		return end.AddDate(-n, 0, 0), end, true
+	}
+	return end, end, false
 }
 
 // unit is the calendar week (from Monday), month or year step units from now's.

@@ -38,6 +38,14 @@ func TestParse(t *testing.T) {
 		{"Where did Caroline move from 4 years ago?", d(2019, 1, 1), d(2020, 1, 1), "4 years ago"},
 		{"the bug from 3 days ago", d(2023, 11, 12), d(2023, 11, 13), "3 days ago"},
 		{"a week ago", d(2023, 11, 6), d(2023, 11, 13), "a week ago"},
+		{"I cooked something a couple of days ago", d(2023, 11, 13), d(2023, 11, 14), "a couple of days ago"},
+		{"a couple weeks ago", d(2023, 10, 30), d(2023, 11, 6), "a couple weeks ago"},
+		// Spans that end with the question's day: not calendar units.
+		{"How many events did I attend in the past month?", d(2023, 10, 16), d(2023, 11, 16), "past month"},
+		{"and in the past week", d(2023, 11, 9), d(2023, 11, 16), "past week"},
+		{"over the last three weeks", d(2023, 10, 26), d(2023, 11, 16), "last three weeks"},
+		{"in the past 2 years", d(2021, 11, 16), d(2023, 11, 16), "past 2 years"},
+		{"the last couple of months", d(2023, 9, 16), d(2023, 11, 16), "last couple of months"},
 		// The first expression wins, and at one place the most specific.
 		{"in May, then on 2 June 2023", d(2023, 5, 1), d(2023, 6, 1), "in May"},
 		// No 31 June: the month is what is left.
