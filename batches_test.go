@@ -115,42 +115,49 @@ func written(t *testing.T, db *testdb.DB) map[string][]string {
 }
 
 // TestBatchSizesWriteTheSameRows: a chat written in one batch (as `recall ingest` of a file
-// writes 500 turns a transaction) and the same chat written in batches of 7 (an agent's
-// incremental writes, cut across sessions and through short messages and long turns) leave
+// writes 500 turns a transaction), in batches of 7 (an agent's incremental writes, cut across
+// sessions and through short messages and long turns) and a turn at a time leave
 // the same derived rows in every table the writer derives, row for row: lexemes, passages,
 // postings with the neighbours' words, statistics, document lengths, title trigrams, the
-// speakers' entities and mentions. Names are not extracted (Batch.NoExtract): an extracted
-// name is matched against the entities stored before its batch, not those its batch creates,
-// so a name spelled two ways becomes one entity or two by where the batches are cut
-// (README.md, Concepts, "Entities").
+// entities extracted (a name spelled another way in a later session matched to the first
+// spelling's entity, in one batch as across batches), mentions, co-mentions and their
+// trigram postings.
 func TestBatchSizesWriteTheSameRows(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	chat := batchChat()[0]
 	dbs := map[int]*testdb.DB{}
-	for _, n := range []int{len(chat.Memories), 7} {
+	for _, n := range []int{len(chat.Memories), 7, 1} {
 		db, e := newWriteEngine(t)
 		for _, b := range split(chat, n) {
-			b.NoExtract = true
 			if _, err := e.Write(ctx, member, b); err != nil {
 				t.Fatal(err)
 			}
 		}
 		dbs[n] = db
 	}
-	whole, parts := written(t, dbs[len(chat.Memories)]), written(t, dbs[7])
-	if len(whole["postings"]) < 1000 || len(whole["passage postings"]) == 0 || len(whole["titles"]) == 0 || len(whole["mentions"]) != len(chat.Memories) {
-		t.Fatalf("the fixture derives too little: %d postings (%d of passages), %d title trigrams, %d mentions",
-			len(whole["postings"]), len(whole["passage postings"]), len(whole["titles"]), len(whole["mentions"]))
+	whole := written(t, dbs[len(chat.Memories)])
+	if len(whole["postings"]) < 1000 || len(whole["passage postings"]) == 0 || len(whole["titles"]) == 0 || len(whole["relations"]) < 20 {
+		t.Fatalf("the fixture derives too little: %d postings (%d of passages), %d title trigrams, %d relations",
+			len(whole["postings"]), len(whole["passage postings"]), len(whole["titles"]), len(whole["relations"]))
 	}
-	for table := range whole {
-		a, b := whole[table], parts[table]
-		if slices.Equal(a, b) {
-			continue
+	// The third session's spellings are the first sessions' entities, in one batch too.
+	for _, e := range whole["entities"] {
+		if strings.HasPrefix(e, "auto:kelly brother garage") || strings.HasPrefix(e, "auto:maria gonzales lopez") {
+			t.Errorf("a second spelling became an entity of its own: %s", e)
 		}
-		onlyA, onlyB := difference(a, b), difference(b, a)
-		t.Errorf("%s: %d rows in one batch, %d in batches of 7; only in one batch (first 5): %q; only in batches of 7: %q",
-			table, len(a), len(b), onlyA[:min(5, len(onlyA))], onlyB[:min(5, len(onlyB))])
+	}
+	for _, n := range []int{7, 1} {
+		parts := written(t, dbs[n])
+		for table := range whole {
+			a, b := whole[table], parts[table]
+			if slices.Equal(a, b) {
+				continue
+			}
+			onlyA, onlyB := difference(a, b), difference(b, a)
+			t.Errorf("%s: %d rows in one batch, %d in batches of %d; only in one batch (first 5): %q; only in batches of %d: %q",
+				table, len(a), len(b), n, onlyA[:min(5, len(onlyA))], n, onlyB[:min(5, len(onlyB))])
+		}
 	}
 }
 

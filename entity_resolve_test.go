@@ -82,7 +82,8 @@ func TestFuzzyResolveByIndex(t *testing.T) {
 			for rows.Next() {
 				var n string
 				var id int64
-				if err := rows.Scan(&n, &id); err != nil {
+				var sim float64
+				if err := rows.Scan(&n, &id, &sim); err != nil {
 					return err
 				}
 				out[n] = id
@@ -94,7 +95,7 @@ func TestFuzzyResolveByIndex(t *testing.T) {
 		}
 		return out
 	}
-	byIndex := `SELECT r.name, r.id FROM recall.resolve_fuzzy(@names::text[], @scopes::text[]) r`
+	byIndex := `SELECT r.name, r.id, r.sim FROM recall.resolve_fuzzy(@names::text[], @scopes::text[]) r`
 	got, want := resolve("a", "a", byIndex), resolve("a", "a", string(plain))
 	if len(want) < 100 {
 		t.Fatalf("the plain statement matched %d of %d names: the fixture tests too little", len(want), len(probes))

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-engine/recall/extract"
-	"github.com/recall-engine/recall/internal/scope"
 )
 
 // writeLinks writes the mentions (given entities, extracted names and speakers) and the
@@ -117,39 +116,25 @@ func (t *txn) mentioned(b Batch) (named [][]int64, speakers []int64, err error) 
 		}
 	}
 	named = make([][]int64, len(b.Memories))
-	names := map[string]string{} // lowered name -> name as first seen
-	create := map[string]bool{}  // names that may become new entities (not weak ones)
-	memNames := make([][]string, len(b.Memories))
+	var occ []occurrence
 	for i, m := range b.Memories {
-		if !b.NoExtract && !b.AsExported {
-			strong, weak := extract.Find(withoutSpeaker(m.Text, m.Speaker))
-			for j, n := range append(strong, weak...) {
-				k := strings.ToLower(n)
-				if _, ok := names[k]; !ok {
-					names[k] = n
-				}
-				if j < len(strong) {
-					create[k] = true
-				}
-				memNames[i] = append(memNames[i], k)
-			}
-		}
 		for _, id := range m.Entities {
 			named[i] = append(named[i], t.entities[id])
 		}
+		if !b.NoExtract && !b.AsExported {
+			strong, weak := extract.Find(withoutSpeaker(m.Text, m.Speaker))
+			for j, n := range append(strong, weak...) {
+				occ = append(occ, occurrence{mem: i, name: n, key: strings.ToLower(n), strong: j < len(strong)})
+			}
+		}
 	}
-	if len(names) == 0 {
-		return named, speakers, nil
-	}
-	byName, err := t.resolve(names, create, nil, !b.ExactEntityLinks)
+	ids, err := t.resolveNames(occ, !b.ExactEntityLinks)
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range b.Memories {
-		for _, k := range memNames[i] {
-			if id, ok := byName[k]; ok { // weak names without an entity stay unlinked
-				named[i] = append(named[i], id)
-			}
+	for i, o := range occ {
+		if ids[i] != 0 { // weak names without an entity stay unlinked
+			named[o.mem] = append(named[o.mem], ids[i])
 		}
 	}
 	return named, speakers, nil
@@ -264,42 +249,18 @@ func (t *txn) resolve(names map[string]string, create, persons map[string]bool, 
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	rows, err := t.tx.Query(t.ctx, statementText("resolve"), pgx.NamedArgs{"names": keys, "scopes": t.scopes})
+	out, err := t.exact(keys)
 	if err != nil {
 		return nil, err
 	}
-	found, err := pgx.CollectRows(rows, pgx.RowToStructByPos[idRow])
-	if err != nil {
-		return nil, err
-	}
-	exact := map[string]bool{}
-	for _, r := range found {
-		exact[r.ExternalID] = true
-	}
-	var loose []string
-	for _, k := range keys {
-		if !exact[k] && strings.Contains(k, " ") {
-			loose = append(loose, k)
-		}
-	}
-	if len(loose) > 0 && fuzzy {
-		stmt := "resolve_fuzzy"
-		if scope.Citus(t.tx) {
-			stmt = "resolve_fuzzy_plain" // sql/write/entity_resolve.sql says why
-		}
-		rows, err := t.tx.Query(t.ctx, statementText(stmt), pgx.NamedArgs{"names": loose, "scopes": t.scopes})
+	if fuzzy {
+		near, err := t.nearStored(loose(keys, out))
 		if err != nil {
 			return nil, err
 		}
-		more, err := pgx.CollectRows(rows, pgx.RowToStructByPos[idRow])
-		if err != nil {
-			return nil, err
+		for k, n := range near {
+			out[k] = n.id
 		}
-		found = append(found, more...)
-	}
-	out := map[string]int64{}
-	for _, r := range found {
-		out[r.ExternalID] = r.ID
 	}
 	var rowsNew []map[string]any
 	for _, k := range keys {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -74,7 +75,7 @@ func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Resu
 	var res Result
 	owed := false
 	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
-		if err := scope.Apply(ctx, tx, read, write, scope.Setting{Name: "pg_trgm.similarity_threshold", Value: "0.8"}); err != nil {
+		if err := scope.Apply(ctx, tx, read, write, scope.Setting{Name: "pg_trgm.similarity_threshold", Value: strconv.FormatFloat(nameSimilarity, 'g', -1, 64)}); err != nil {
 			return err
 		}
 		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res, functional: w.Functional, now: time.Now()}

@@ -1,7 +1,7 @@
 -- recall.resolve_fuzzy(names, set): for each name (lowered), the entity of scope set `set`
 -- whose lowered name is most similar by trigrams, at least pg_trgm.similarity_threshold (the
--- writer sets 0.8), the lower id on a tie; names with no match are absent. What
--- sql/write/resolve_fuzzy_plain.sql asks under row security, by index.
+-- writer sets 0.8), the lower id on a tie, and the similarity; names with no match are
+-- absent. What sql/write/resolve_fuzzy_plain.sql asks under row security, by index.
 --
 -- Under row security pg_trgm's % is not leakproof, so the policy's condition is checked first
 -- and % then runs against every entity of the set: a batch of N names cost N times the set's
@@ -16,8 +16,9 @@
 -- one server only: on Citus the owner's reads would take other connections to placements the
 -- writer's transaction has changed (its speakers' entities), which Citus refuses, so there
 -- the plain statement runs.
-CREATE OR REPLACE FUNCTION recall.resolve_fuzzy(names text[], set text[])
-RETURNS TABLE (name text, id bigint)
+DROP FUNCTION IF EXISTS recall.resolve_fuzzy(text[], text[]);
+CREATE FUNCTION recall.resolve_fuzzy(names text[], set text[])
+RETURNS TABLE (name text, id bigint, sim float8)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
 AS $$
@@ -25,11 +26,11 @@ DECLARE
   floor float8 := current_setting('pg_trgm.similarity_threshold')::float8;
 BEGIN
   RETURN QUERY
-  SELECT c.name, b.id
+  SELECT c.name, b.id, b.sim::float8
   FROM unnest(names) AS c(name)
   CROSS JOIN LATERAL (SELECT cardinality(show_trgm(c.name)) AS n) q
   CROSS JOIN LATERAL (
-    SELECT p.id
+    SELECT p.id, p.sim
     FROM (
 {{- range $i, $b := .NameBands}}{{if $i}}
       UNION ALL{{end}}
