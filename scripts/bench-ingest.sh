@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# bench-ingest.sh N BIN [BIN...]: the ingest rate of `recall ingest` on chat turns, each
+# binary against the others in one run (BENCHMARKS.md).
+#
+# Writes the first N turns of LongMemEval dev (../shared/data/longmemeval-s, read where it is,
+# never copied into the checkout) as turns JSONL, then for each of ROUNDS rounds (default 2)
+# and each BIN in turn: a fresh database on the private server (scripts/db.sh), `recall
+# migrate up`, `recall ingest FILE --scope s1`, then the same file again into scope set s2
+# beside it (a second set: the tables already hold rows). Prints each ingest's summary line
+# (memories a second). The binaries alternate so that the machine's drift falls on all alike.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+n=${1:?usage: bench-ingest.sh N BIN [BIN...]}
+shift
+[ $# -gt 0 ] || { echo "bench-ingest.sh: give at least one recall binary" >&2; exit 2; }
+data=${LONGMEMEVAL_DEV:-$root/../shared/data/longmemeval-s/longmemeval_s_dev.json}
+[ -r "$data" ] || { echo "bench-ingest.sh: $data is not readable (set LONGMEMEVAL_DEV)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python3 - "$data" "$n" "$work/turns.jsonl" <<'EOF'
+import json, sys
+src, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+written = 0
+with open(out, "w") as f:
+    for q in json.load(open(src)):
+        for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
+            for turn in session:
+                if written == n:
+                    sys.exit(0)
+                if not turn["content"].strip():
+                    continue
+                # "2023/05/20 (Sat) 07:47" -> "2023-05-20 07:47"
+                day, clock = date.split(" (")[0].replace("/", "-"), date.split(") ")[1]
+                f.write(json.dumps({"speaker": turn["role"], "text": turn["content"], "date": day + " " + clock,
+                                    "conversation": q["question_id"] + "/" + sid}) + "\n")
+                written += 1
+EOF
+
+admin=$("$root/scripts/db.sh" start | tail -1)
+base=${admin%/*}
+for round in $(seq "${ROUNDS:-2}"); do
+	for bin in "$@"; do
+		db=bench_ingest_$$
+		psql -q "$admin" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+		psql -q "$base/$db?sslmode=disable" -c 'CREATE EXTENSION vector; CREATE EXTENSION pg_trgm;'
+		export RECALL_DATABASE_URL="$base/$db?sslmode=disable"
+		"$bin" migrate up >/dev/null
+		for set in s1 s2; do
+			printf 'round %s %s %s: ' "$round" "$bin" "$set"
+			"$bin" ingest "$work/turns.jsonl" --scope "$set" 2>&1 | tail -1
+		done
+		psql -q "$admin" -c "DROP DATABASE $db"
+	done
+done
