@@ -71,6 +71,8 @@
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.relations_evidence_window() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/relation_validity.sql
+-- FUNCTION recall.resolve_fuzzy(text[],text[]) RETURNS TABLE(name text, id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER SET enable_seqscan=off SET search_path=pg_catalog, public, pg_temp
+--   body: migrations/00001_baseline.sql
 -- FUNCTION recall.scope_key(text[]) RETURNS text LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.scope_tokens(text[],text[]) RETURNS text[] LANGUAGE sql IMMUTABLE
