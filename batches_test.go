@@ -16,7 +16,7 @@ import (
 // batchChat is a chat of three sessions (sources, one titled), two speakers, short messages
 // the context lane reads past, turns longer than a passage, and names that come back across
 // sessions, two of them spelled another way in the third.
-func batchChat() []recall.Batch {
+func batchChat() recall.Batch {
 	rng := rand.New(rand.NewPCG(54, 2))
 	words := strings.Fields("harbor crane budget spring river mill bakery lemon bread festival tickets lantern " +
 		"morning evening walked visited cooked painted garden museum train station ferry island coffee " +
@@ -24,7 +24,6 @@ func batchChat() []recall.Batch {
 	names := []string{"Maria Gonzalez Lopez", "Kelly Brothers Garage", "Lisbon", "Grace Kim", "Porto Harbor Museum"}
 	variants := map[string]string{"Maria Gonzalez Lopez": "Maria Gonzales Lopez", "Kelly Brothers Garage": "Kelly Brother Garage"}
 	short := []string{"ok", "yes", "haha yes", "sure!"}
-	var out []recall.Batch
 	b := recall.Batch{Sources: []recall.Source{{ID: "s1", Title: "Trip to Lisbon"}, {ID: "s2"}, {ID: "s3"}}}
 	t0 := time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC)
 	for s := range 3 {
@@ -59,7 +58,7 @@ func batchChat() []recall.Batch {
 				Position: p, Speaker: []string{"Ana", "Ben"}[p%2], Text: text, OccurredStart: &at})
 		}
 	}
-	return append(out, b)
+	return b
 }
 
 // split cuts a batch's memories into batches of n, the sources with the first.
@@ -125,7 +124,7 @@ func written(t *testing.T, db *testdb.DB) map[string][]string {
 func TestBatchSizesWriteTheSameRows(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	chat := batchChat()[0]
+	chat := batchChat()
 	dbs := map[int]*testdb.DB{}
 	for _, n := range []int{len(chat.Memories), 7, 1} {
 		db, e := newWriteEngine(t)

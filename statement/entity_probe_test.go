@@ -128,21 +128,7 @@ func TestEntityProbeWaysMatchReference(t *testing.T) {
 		matched += len(want)
 		s := statement.DefaultSettings()
 		for _, way := range []string{"index", "scope"} {
-			got := map[string]float64{}
-			asReader(t, db.Runtime, []string{"mine"}, s, func(ctx context.Context, tx pgx.Tx) error {
-				if _, err := tx.Exec(ctx, `SELECT set_config('recall.entity_probe', $1, true), set_config('pg_trgm.similarity_threshold', $2, true)`,
-					way, fmt.Sprint(floor)); err != nil {
-					return err
-				}
-				rows, err := tx.Query(ctx, `SELECT e.name, p.sim FROM recall.probe_entities(ARRAY[$1], true, $2) p JOIN recall.entities e ON e.id = p.id`, mention, floor)
-				if err != nil {
-					return err
-				}
-				var name string
-				var sim float64
-				_, err = pgx.ForEachRow(rows, []any{&name, &sim}, func() error { got[name] = sim; return nil })
-				return err
-			})
+			got := probeSims(t, db, s, way, []string{mention}, floor)
 			for k, v := range want {
 				if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-6 {
 					t.Errorf("%s way, %q at %v: name %q similarity %v (found %v), want %v", way, mention, floor, k, g, ok, v)
@@ -240,6 +226,29 @@ type trigramRow struct {
 // checkTrigramRows: query ("scope|trigram|id" per row) returns exactly each row of want's
 // trigrams (the Go reference, trigrams) under each name of its scope set, and one
 // empty-trigram row per scope, by which the probes count a caller's rows.
+// probeSims runs recall.probe_entities as a reader of scope "mine" with settings s, the
+// probe forced to way ("index" or "scope") and pg_trgm's threshold at floor, and returns
+// the similarity of each entity name it finds.
+func probeSims(t *testing.T, db *testdb.DB, s statement.Settings, way string, mentions []string, floor float64) map[string]float64 {
+	t.Helper()
+	got := map[string]float64{}
+	asReader(t, db.Runtime, []string{"mine"}, s, func(ctx context.Context, tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('recall.entity_probe', $1, true), set_config('pg_trgm.similarity_threshold', $2, true)`,
+			way, fmt.Sprint(floor)); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT e.name, p.sim FROM recall.probe_entities($1, true, $2) p JOIN recall.entities e ON e.id = p.id`, mentions, floor)
+		if err != nil {
+			return err
+		}
+		var name string
+		var sim float64
+		_, err = pgx.ForEachRow(rows, []any{&name, &sim}, func() error { got[name] = sim; return nil })
+		return err
+	})
+	return got
+}
+
 func checkTrigramRows(t *testing.T, db *testdb.DB, query string, want map[int64]trigramRow, step string) {
 	t.Helper()
 	exp := map[string]bool{}
@@ -284,20 +293,7 @@ func TestEntityProbeSkipsWeakMentions(t *testing.T) {
 	}
 	mentions := append(statement.Mentions("What about the acme?"), "harbour mastr")
 	for _, way := range []string{"index", "scope"} {
-		got := map[string]float64{}
-		asReader(t, db.Runtime, []string{"mine"}, statement.DefaultSettings(), func(ctx context.Context, tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `SELECT set_config('recall.entity_probe', $1, true), set_config('pg_trgm.similarity_threshold', '0.7', true)`, way); err != nil {
-				return err
-			}
-			rows, err := tx.Query(ctx, `SELECT e.name, p.sim FROM recall.probe_entities($1, true, 0.7) p JOIN recall.entities e ON e.id = p.id`, mentions)
-			if err != nil {
-				return err
-			}
-			var name string
-			var sim float64
-			_, err = pgx.ForEachRow(rows, []any{&name, &sim}, func() error { got[name] = sim; return nil })
-			return err
-		})
+		got := probeSims(t, db, statement.DefaultSettings(), way, mentions, 0.7)
 		if _, ok := got["About theacme"]; ok || got["Acme"] != 1 || got["Harbour master"] < 0.7 || len(got) != 2 {
 			t.Errorf("%s way: found %v, want Acme at 1 and Harbour master fuzzily, not About theacme", way, got)
 		}

@@ -1,6 +1,7 @@
 package write
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -132,31 +133,13 @@ func (t *txn) create(keys []string, names map[string]string) ([]int64, error) {
 // exact maps each key to the stored entity of the batch's scope set whose name or alias it
 // is (sql/write/resolve.sql).
 func (t *txn) exact(keys []string) (map[string]int64, error) {
-	rows, err := t.tx.Query(t.ctx, statementText("resolve"), pgx.NamedArgs{"names": keys, "scopes": t.scopes})
-	if err != nil {
-		return nil, err
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowToStructByPos[idRow])
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]int64, len(found))
-	for _, r := range found {
-		out[r.ExternalID] = r.ID
-	}
-	return out, nil
+	return t.rows(statementText("resolve"), pgx.NamedArgs{"names": keys, "scopes": t.scopes})
 }
 
 // loose are the keys of several words without an exact entity: the ones matched by trigrams.
 // A short single token (an acronym, a gene) shares trigrams with too many names.
 func loose(keys []string, exact map[string]int64) []string {
-	var out []string
-	for _, k := range keys {
-		if _, ok := exact[k]; !ok && strings.Contains(k, " ") {
-			out = append(out, k)
-		}
-	}
-	return out
+	return slices.DeleteFunc(unknown(keys, exact), func(k string) bool { return !strings.Contains(k, " ") })
 }
 
 // nearStored maps each name to its most similar stored entity (sql/write/resolve_fuzzy.sql).
