@@ -412,7 +412,6 @@ COMMENT ON TABLE recall.title_trigrams IS 'Each source title''s trigrams under e
 -- Indexes (besides those of primary keys and unique constraints)
 CREATE INDEX bm25_corpus_scopes_idx ON recall.bm25_corpus USING gin (scopes);
 CREATE INDEX bm25_postings_lookup_idx ON recall.bm25_postings USING btree (scope_key, term, impact DESC) INCLUDE (memory_id, scopes, tf, doc_len, ntf, ndoc_len, positioned, ptf, pdoc_len);
-CREATE INDEX bm25_postings_term_idx ON recall.bm25_postings USING btree (term);
 CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE (scopes, df, cdf);
 CREATE INDEX entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys)) WITH (fastupdate=off);
 CREATE INDEX entities_keys_idx ON recall.entities USING gin (keys) WITH (fastupdate=off);
