@@ -61,8 +61,22 @@ func Run(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Query,
 }
 
 // RunText is Run that also returns the text that ran: st.SQL on one server, its routed form
-// on a distributed Citus schema (Statement.Routed), for a trace to show.
+// on a distributed Citus schema (Statement.Routed), for a trace to show. From a pool, on a
+// connection known to be one server, the scopes and the statement go in one round trip
+// (runPipelined).
 func RunText(ctx context.Context, pool Beginner, who Scopes, st *Statement, q Query, s Settings) ([]Candidate, string, error) {
+	if a, ok := pool.(acquirer); ok {
+		c, err := a.Acquire(ctx)
+		if err != nil {
+			return nil, "", interpretError(ctx, err)
+		}
+		defer c.Release()
+		out, done, err := runPipelined(ctx, c.Conn(), who, st, q, s)
+		if done {
+			return out, st.SQL, err
+		}
+		pool = c
+	}
 	out, sqls, err := runEach(ctx, pool, who, []*Statement{st}, q, s, routeOnCitus)
 	if err != nil {
 		return nil, "", err
@@ -270,16 +284,11 @@ func (c *readCache) get(sql string, form *template.Template) (string, error) {
 // included, so the next recall on that connection would prepare and plan the statement
 // again (about 25 ms); a statement prepared by name is kept.
 func queryPrepared(ctx context.Context, tx pgx.Tx, sql string, args pgx.NamedArgs) (pgx.Rows, error) {
-	rsql, rargs, err := args.RewriteQuery(ctx, tx.Conn(), sql, nil)
+	rsql, binds, err := prepare(ctx, tx.Conn(), sql, args)
 	if err != nil {
 		return nil, err
 	}
-	// Prepared under its own text as its name, pgx names it by the text's hash and finds it
-	// again by the text.
-	if _, err := tx.Conn().Prepare(ctx, rsql, rsql); err != nil {
-		return nil, err
-	}
-	return tx.Query(ctx, rsql, rargs...)
+	return tx.Query(ctx, rsql, binds...)
 }
 
 // interpretError is the one place driver errors become the package's errors (dberr).

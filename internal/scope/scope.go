@@ -86,16 +86,8 @@ const (
 // are distributed, and keeps the answers with the connection (a database distributed later
 // is seen by new connections).
 func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Setting) error {
-	for _, w := range write {
-		if _, ok := slices.BinarySearch(read, w); !ok {
-			return &Error{Field: "write_scopes", Value: w, Problem: "a write scope must also be a read scope"}
-		}
-	}
-	if read == nil {
-		read = []string{}
-	}
-	if write == nil {
-		write = []string{}
+	if err := checkWrite(read, write); err != nil {
+		return err
 	}
 	data := tx.Conn().PgConn().CustomData()
 	citus, known := data[citusKey].(bool)
@@ -111,6 +103,54 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 		}
 		data[citusKey], data[distributedKey] = citus, distributed
 	}
+	stmt := sqltext.ScopeApply
+	if citus {
+		stmt = sqltext.ScopeApplyCitus
+	}
+	if _, err := tx.Exec(ctx, stmt, applyArgs(citus, read, write, settings)...); err != nil {
+		return fmt.Errorf("scope: apply: %w", err)
+	}
+	return nil
+}
+
+// Queue is Apply for a read that is sent with its statement in one batch and so in one
+// round trip: it queues on b what Apply runs, making the batch's implicit transaction (the
+// statements up to its one Sync) read only too. It queues nothing and returns false when
+// conn is not known to be one server without Citus (Apply has not run on it yet, or it
+// runs Citus, whose settings take more than one statement): the caller then begins a
+// transaction and calls Apply.
+func Queue(conn *pgx.Conn, b *pgx.Batch, read, write []string, settings ...Setting) (bool, error) {
+	if err := checkWrite(read, write); err != nil {
+		return false, err
+	}
+	citus, known := conn.PgConn().CustomData()[citusKey].(bool)
+	if !known || citus {
+		return false, nil
+	}
+	settings = append(slices.Clip(settings), Setting{Name: "transaction_read_only", Value: "on"})
+	b.Queue(sqltext.ScopeApply, applyArgs(false, read, write, settings)...)
+	return true, nil
+}
+
+// checkWrite returns an *Error when write is not a subset of read.
+func checkWrite(read, write []string) error {
+	for _, w := range write {
+		if _, ok := slices.BinarySearch(read, w); !ok {
+			return &Error{Field: "write_scopes", Value: w, Problem: "a write scope must also be a read scope"}
+		}
+	}
+	return nil
+}
+
+// applyArgs returns the arguments of sqltext.ScopeApply (and ScopeApplyCitus): the scopes,
+// and the settings' names and values, JIT off first; a OneServer setting only when not citus.
+func applyArgs(citus bool, read, write []string, settings []Setting) []any {
+	if read == nil {
+		read = []string{}
+	}
+	if write == nil {
+		write = []string{}
+	}
 	names := []string{"jit"}
 	values := []string{"off"}
 	for _, s := range settings {
@@ -120,14 +160,7 @@ func Apply(ctx context.Context, tx pgx.Tx, read, write []string, settings ...Set
 		names = append(names, s.Name)
 		values = append(values, s.Value)
 	}
-	stmt := sqltext.ScopeApply
-	if citus {
-		stmt = sqltext.ScopeApplyCitus
-	}
-	if _, err := tx.Exec(ctx, stmt, read, write, names, values); err != nil {
-		return fmt.Errorf("scope: apply: %w", err)
-	}
-	return nil
+	return []any{read, write, names, values}
 }
 
 // Owed reports whether a writing transaction set up by Apply leaves derived data for
