@@ -20,10 +20,14 @@
        OR r.dst_id = mn.entity_id AND r.src_id IN (SELECT id FROM mention_entities)
      WHERE mn.memory_id = u.id AND NOT mn.speaker AND {{relation_holds}}
    ) k
-   JOIN {{recall.relations}} r ON r.id = k.id
-   JOIN {{recall.entities}} es ON es.id = r.src_id
-   JOIN {{recall.entities}} ed ON ed.id = r.dst_id
-   LEFT JOIN {{recall.memories}} ev ON ev.id = r.memory_id
+   -- Each row by its key (OFFSET 0 keeps a subquery a probe per row: joined, a generic plan
+   -- made on small tables read every scope's relations, entities or memories).
+   CROSS JOIN LATERAL (
+     SELECT r.id, r.src_id, r.dst_id, r.predicate, r.weight, r.memory_id FROM {{recall.relations}} r WHERE r.id = k.id OFFSET 0
+   ) r
+   CROSS JOIN LATERAL (SELECT es.name FROM {{recall.entities}} es WHERE es.id = r.src_id OFFSET 0) es
+   CROSS JOIN LATERAL (SELECT ed.name FROM {{recall.entities}} ed WHERE ed.id = r.dst_id OFFSET 0) ed
+   LEFT JOIN LATERAL (SELECT ev.external_id FROM {{recall.memories}} ev WHERE ev.id = r.memory_id OFFSET 0) ev ON true
    ORDER BY 7 DESC, r.id
    LIMIT @graph_context_k::int
  ) x)

@@ -58,7 +58,7 @@ bm25_candidates AS MATERIALIZED (
     SELECT 1 FROM {{recall.memories}} m
     WHERE m.id = p.memory_id AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}}))
 ),
--- Not materialized: the candidate test of bm25_parts runs in the scan of each list, and the
+-- Not materialized: the candidate test of bm25_parts runs as each list is read, and the
 -- postings of other memories are dropped there instead of being stored first.
 bm25_whole AS (
   SELECT q.term, q.idf, q.cidf, p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len
@@ -67,6 +67,9 @@ bm25_whole AS (
   CROSS JOIN LATERAL (
     SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM {{recall.bm25_postings}} p
     WHERE p.scope_key = s.scope_key AND p.term = q.term
+    -- One list per term and set: pulled up, a generic plan made on small tables read
+    -- every scope's postings once and kept them for every term.
+    OFFSET 0
   ) p
   WHERE q.whole
 ),

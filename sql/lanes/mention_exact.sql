@@ -4,5 +4,6 @@
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim
   FROM {{probe_entities @qentities::text[], false, 1.0}} p
-  JOIN {{recall.entities}} e ON e.id = p.id
+  -- By key, one probe per row (OFFSET 0), as mention_fuzzy.sql says.
+  CROSS JOIN LATERAL (SELECT e.id FROM {{recall.entities}} e WHERE e.id = p.id OFFSET 0) e
 )

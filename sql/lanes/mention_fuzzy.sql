@@ -5,7 +5,9 @@
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim
   FROM {{probe_entities @qentities::text[], true, @mention_floor::float8}} p
-  JOIN {{recall.entities}} e ON e.id = p.id
+  -- Each entity the probe found by its key (OFFSET 0 keeps the subquery a probe per row):
+  -- joined, a generic plan made on small tables read every scope's entities.
+  CROSS JOIN LATERAL (SELECT e.id FROM {{recall.entities}} e WHERE e.id = p.id OFFSET 0) e
   ORDER BY p.sim DESC, e.id
   LIMIT @mention_entities_k::int
 )

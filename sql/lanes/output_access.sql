@@ -7,5 +7,9 @@ output_access AS (
          @w_frequency::float8 * ln(1 + coalesce(ac.access_count, 0)) AS frequency,
          ac.last_accessed, coalesce(ac.access_count, 0) AS access_count
   FROM fused_rrf f
-  LEFT JOIN {{recall.memory_access}} ac ON ac.memory_id = f.id
+  -- Each candidate's row by its key (OFFSET 0 keeps the subquery a probe per candidate):
+  -- joined, a generic plan made on small tables read every scope's access rows.
+  LEFT JOIN LATERAL (
+    SELECT ac.last_accessed, ac.access_count FROM {{recall.memory_access}} ac WHERE ac.memory_id = f.id OFFSET 0
+  ) ac ON true
 )

@@ -13,7 +13,9 @@ title_sources AS MATERIALIZED (
   SELECT s.id, p.sim,
          p.direct AND cardinality(string_to_array(recall.title_key(s.title), ' ')) >= @title_direct_words::int AS direct
   FROM {{probe_titles @qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8}} p
-  JOIN {{recall.sources}} s ON s.id = p.id
+  -- Each source the probe found by its key (OFFSET 0 keeps the subquery a probe per row):
+  -- joined, a generic plan made on small tables read every scope's sources.
+  CROSS JOIN LATERAL (SELECT s.id, s.title FROM {{recall.sources}} s WHERE s.id = p.id OFFSET 0) s
   ORDER BY p.sim DESC, s.id
   LIMIT @title_sources_k::int
 ),

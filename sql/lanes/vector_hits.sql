@@ -32,10 +32,15 @@ vector_hits AS MATERIALIZED (
   UNION ALL
   (SELECT m.id, m.embedding::vector({{dim}}) <=> @qvec::vector({{dim}}) AS distance
    FROM visible_sets s
-   JOIN {{recall.memories}} m ON m.scope_key = s.scope_key
+   -- Each visible set's memories by its key (OFFSET 0: joined, a generic plan made on
+   -- small tables read every set's).
+   CROSS JOIN LATERAL (
+     SELECT m.id, m.embedding FROM {{recall.memories}} m
+     WHERE m.scope_key = s.scope_key AND vector_dims(m.embedding) = {{dim}}
+       AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})
+     OFFSET 0
+   ) m
    WHERE (SELECT exact FROM vector_visible) AND NOT @f_none::bool
-     AND vector_dims(m.embedding) = {{dim}}
-     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, {{filter}})
    ORDER BY 2, m.id
    LIMIT @vector_k::int)
 )

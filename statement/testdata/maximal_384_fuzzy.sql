@@ -31,10 +31,13 @@ vector_hits AS MATERIALIZED (
   UNION ALL
   (SELECT m.id, m.embedding::vector(384) <=> @qvec::vector(384) AS distance
    FROM visible_sets s
-   JOIN recall.memories m ON m.scope_key = s.scope_key
+   CROSS JOIN LATERAL (
+     SELECT m.id, m.embedding FROM recall.memories m
+     WHERE m.scope_key = s.scope_key AND vector_dims(m.embedding) = 384
+       AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
+     OFFSET 0
+   ) m
    WHERE (SELECT exact FROM vector_visible) AND NOT @f_none::bool
-     AND vector_dims(m.embedding) = 384
-     AND recall.passes(m.kind, m.tags, m.metadata, m.occurred_start, ROW(@f_kinds::text[], @f_tags::text[], @f_tags_mode::text, @f_metadata::jsonb, @f_from::timestamptz, @f_to::timestamptz)::recall.filter)
    ORDER BY 2, m.id
    LIMIT @vector_k::int)
 ),
@@ -79,6 +82,7 @@ bm25_whole AS (
   CROSS JOIN LATERAL (
     SELECT p.memory_id, p.tf, p.doc_len, p.ntf, p.ndoc_len, p.positioned, p.ptf, p.pdoc_len FROM recall.bm25_postings p
     WHERE p.scope_key = s.scope_key AND p.term = q.term
+    OFFSET 0
   ) p
   WHERE q.whole
 ),
@@ -130,7 +134,7 @@ bm25_scored AS (
 mention_entities AS MATERIALIZED (
   SELECT e.id, p.sim
   FROM recall.probe_entities(@qentities::text[], true, @mention_floor::float8) p
-  JOIN recall.entities e ON e.id = p.id
+  CROSS JOIN LATERAL (SELECT e.id FROM recall.entities e WHERE e.id = p.id OFFSET 0) e
   ORDER BY p.sim DESC, e.id
   LIMIT @mention_entities_k::int
 ),
@@ -429,7 +433,7 @@ title_sources AS MATERIALIZED (
   SELECT s.id, p.sim,
          p.direct AND cardinality(string_to_array(recall.title_key(s.title), ' ')) >= @title_direct_words::int AS direct
   FROM recall.probe_titles(@qlower::text, @title_exact_words::int, @title_fuzzy_words::int, @title_floor::float8) p
-  JOIN recall.sources s ON s.id = p.id
+  CROSS JOIN LATERAL (SELECT s.id, s.title FROM recall.sources s WHERE s.id = p.id OFFSET 0) s
   ORDER BY p.sim DESC, s.id
   LIMIT @title_sources_k::int
 ),
@@ -539,7 +543,9 @@ output_access AS (
          @w_frequency::float8 * ln(1 + coalesce(ac.access_count, 0)) AS frequency,
          ac.last_accessed, coalesce(ac.access_count, 0) AS access_count
   FROM fused_rrf f
-  LEFT JOIN recall.memory_access ac ON ac.memory_id = f.id
+  LEFT JOIN LATERAL (
+    SELECT ac.last_accessed, ac.access_count FROM recall.memory_access ac WHERE ac.memory_id = f.id OFFSET 0
+  ) ac ON true
 ),
 output_top AS MATERIALIZED (
   SELECT a.*, a.rrf + a.recency + a.frequency AS fused
@@ -592,10 +598,12 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
        OR r.dst_id = mn.entity_id AND r.src_id IN (SELECT id FROM mention_entities)
      WHERE mn.memory_id = u.id AND NOT mn.speaker AND (r.valid_from IS NULL OR r.valid_from <= @as_of::timestamptz) AND (r.valid_until IS NULL OR r.valid_until > @as_of::timestamptz)
    ) k
-   JOIN recall.relations r ON r.id = k.id
-   JOIN recall.entities es ON es.id = r.src_id
-   JOIN recall.entities ed ON ed.id = r.dst_id
-   LEFT JOIN recall.memories ev ON ev.id = r.memory_id
+   CROSS JOIN LATERAL (
+     SELECT r.id, r.src_id, r.dst_id, r.predicate, r.weight, r.memory_id FROM recall.relations r WHERE r.id = k.id OFFSET 0
+   ) r
+   CROSS JOIN LATERAL (SELECT es.name FROM recall.entities es WHERE es.id = r.src_id OFFSET 0) es
+   CROSS JOIN LATERAL (SELECT ed.name FROM recall.entities ed WHERE ed.id = r.dst_id OFFSET 0) ed
+   LEFT JOIN LATERAL (SELECT ev.external_id FROM recall.memories ev WHERE ev.id = r.memory_id OFFSET 0) ev ON true
    ORDER BY 7 DESC, r.id
    LIMIT @graph_context_k::int
  ) x) END AS graph_context,
