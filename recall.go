@@ -158,6 +158,9 @@ func (e *Engine) run(ctx context.Context, user User, query string, budgetTokens 
 		return nil, err
 	}
 	e.packItems(ctx, r, opts)
+	if err := e.fillNames(ctx, r); err != nil {
+		return nil, err
+	}
 	if !trace {
 		if err := e.record(ctx, r); err != nil {
 			return nil, err
@@ -271,6 +274,7 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 // A trace reads every lane's candidates, not only the fused top K.
 func (e *Engine) retrieve(ctx context.Context, r *run, user User, ryw, trace bool) (err error) {
 	s := r.req.settings
+	r.req.q.DeferNames = !trace // a trace shows every candidate's names
 	if trace {
 		// Every lane's candidates, each with the neighbours it would need, so the trace can
 		// be fused again with other settings (Trace.Reorder).

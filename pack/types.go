@@ -237,7 +237,7 @@ func (a Abstention) Any() bool { return a.NoMatch || a.LowSimilarity || a.TooFew
 
 // Warning is a stage that was dropped or degraded in lenient mode.
 type Warning struct {
-	Stage   string `json:"stage"` // "embed", "rerank", "access"
+	Stage   string `json:"stage"` // "embed", "rerank", "access", "names", ...
 	Message string `json:"message"`
 }
 

@@ -45,6 +45,12 @@ var SummarizeInput string
 //go:embed read/source_places.sql
 var SourcePlaces string
 
+// EntityNames is the names of the entities memories mention, as the caller, on one server
+// (statement.EntityNames).
+//
+//go:embed read/entity_names.sql
+var EntityNames string
+
 // MemoryIDs lists a scope set's memories' external ids, as the caller.
 //
 //go:embed read/memory_ids.sql

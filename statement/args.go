@@ -52,6 +52,7 @@ func (st *Statement) Args(q Query, s Settings) (pgx.NamedArgs, error) {
 	all["xtext"] = strings.Join(q.Expansion, " ")
 	all["graph_context"] = q.GraphContext
 	all["keep_stale"] = q.KeepStale
+	all["entity_names"] = true // runPipelined defers them (Query.DeferNames)
 	if st.Shape.Dim > 0 {
 		all["qvec"] = pgvector.NewVector(q.Vector)
 	}

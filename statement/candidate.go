@@ -31,10 +31,13 @@ type Candidate struct {
 	Position int      // place in its source (0: none)
 	Speaker  string   // who said it ("" for none)
 	Entities []string // names of the entities it mentions that the caller can see
-	Lanes    [NumLanes]LaneHit
-	Direct   bool    // the query names this memory's source title
-	RRF      float64 // sum of weight / (rrf_k + rank)
-	Score    float64 // RRF plus the recency and frequency terms
+	// NamesDeferred says the statement left Entities out (Query.DeferNames): EntityNames
+	// reads them.
+	NamesDeferred bool
+	Lanes         [NumLanes]LaneHit
+	Direct        bool    // the query names this memory's source title
+	RRF           float64 // sum of weight / (rrf_k + rank)
+	Score         float64 // RRF plus the recency and frequency terms
 	// Context are the neighbours the statement returns with one of its best candidates with
 	// a place, needed to read it: the turn that answers it (a question) or that it replies to
 	// (a short reply).

@@ -32,6 +32,9 @@ func runPipelined(ctx context.Context, conn *pgx.Conn, who Scopes, st *Statement
 	if err != nil {
 		return nil, true, err
 	}
+	if q.DeferNames {
+		args["entity_names"] = false
+	}
 	b := &pgx.Batch{}
 	queued, err := scope.Queue(conn, b, who.Read, who.Write, s.Session()...)
 	if err != nil {
@@ -59,6 +62,9 @@ func runPipelined(ctx context.Context, conn *pgx.Conn, who Scopes, st *Statement
 	}
 	if err != nil {
 		return nil, true, interpretError(ctx, err)
+	}
+	for i := range out {
+		out[i].NamesDeferred = q.DeferNames
 	}
 	return attachContext(out), true, nil
 }

@@ -3,6 +3,7 @@ package statement_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,16 +61,64 @@ func TestPipelinedEqualsTransaction(t *testing.T) {
 			t.Fatalf("row %d: pipelined %d (%v), transaction %d (%v)", i, got[i].ID, got[i].Score, want[i].ID, want[i].Score)
 		}
 	}
+	named := 0
+	for _, w := range want {
+		if len(w.Entities) > 0 {
+			named++
+		}
+	}
+	if named < 5 {
+		t.Fatalf("only %d of %d candidates name an entity: the fixture tests the names too little", named, len(want))
+	}
+
+	// With the names deferred the batch leaves them out, a transaction does not, and
+	// EntityNames reads each candidate's as the statement does, under row security, in one
+	// round trip (from the pool) or in a transaction (on the held connection).
+	dq := q
+	dq.DeferNames = true
+	deferred, done, err := statement.RunPipelined(ctx, c.Conn(), who, st, dq, s)
+	if err != nil || !done || len(deferred) != len(want) {
+		t.Fatalf("deferred names: done %v, %d candidates, err %v", done, len(deferred), err)
+	}
+	inTx, err := statement.RunEach(ctx, c, who, []*statement.Statement{st}, dq, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, len(deferred))
+	for i, d := range deferred {
+		if !d.NamesDeferred || d.Entities != nil || d.ID != want[i].ID {
+			t.Fatalf("row %d with deferred names: id %d, deferred %v, entities %v", i, d.ID, d.NamesDeferred, d.Entities)
+		}
+		if inTx[0][i].NamesDeferred || !slices.Equal(inTx[0][i].Entities, want[i].Entities) {
+			t.Fatalf("row %d in a transaction: deferred %v, entities %v, want %v", i, inTx[0][i].NamesDeferred, inTx[0][i].Entities, want[i].Entities)
+		}
+		ids[i] = d.ID
+	}
+	for _, pool := range []statement.Beginner{db.Runtime, c} {
+		names, err := statement.EntityNames(ctx, pool, who, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !slices.Equal(names[w.ID], w.Entities) {
+				t.Fatalf("EntityNames of %d: %v, the statement's %v", w.ID, names[w.ID], w.Entities)
+			}
+		}
+	}
+	if other, err := statement.EntityNames(ctx, db.Runtime, statement.Scopes{Read: []string{"beta"}}, ids); err != nil || len(other) != 0 {
+		t.Fatalf("a caller of beta read names of %d of acme's memories (err %v)", len(other), err)
+	}
+
 	var beta int
 	if err := db.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.memories WHERE scopes = '{beta}'`).Scan(&beta); err != nil {
 		t.Fatal(err)
 	}
-	ids := map[int64]bool{}
-	if err := pgxCollectIDs(ctx, db, ids); err != nil {
+	acme := map[int64]bool{}
+	if err := pgxCollectIDs(ctx, db, acme); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range got {
-		if !ids[g.ID] {
+		if !acme[g.ID] {
 			t.Fatalf("pipelined recall by a caller of acme returned memory %d, not of acme (%d memories in beta)", g.ID, beta)
 		}
 	}

@@ -30,6 +30,11 @@ type Query struct {
 	// context lanes add to the question's terms at Settings.ExpansionWeight; none: the
 	// question's terms alone.
 	Expansion []string
+	// DeferNames leaves the candidates' entity names out of the statement where the caller
+	// can read them for the few it keeps (EntityNames): on a connection known to be one
+	// server, each candidate then comes with NamesDeferred. Elsewhere (Citus, a first use
+	// of a connection, a trace) the statement reads them as without it.
+	DeferNames bool
 }
 
 // Mentions returns the lowered word n-grams (1 to 4 words) of s, the candidate entity

@@ -56,11 +56,16 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
        END AS covers,
        CASE WHEN @graph_context::bool AND u.part = 0 THEN {{graph_context}} END AS graph_context,
        -- Each name by its entity's key from the memory's mentions: a join was planned as a
-       -- scan of the visible entities for every candidate.
-       ARRAY(SELECT x.name FROM (
-               SELECT (SELECT e.name FROM {{recall.entities}} e WHERE e.id = mn.entity_id) AS name, mn.entity_id
-               FROM {{recall.mentions}} mn WHERE mn.memory_id = u.id AND NOT mn.speaker) x
-             ORDER BY x.name, x.entity_id) AS entities,
+       -- scan of the visible entities for every candidate. Without @entity_names NULL: the
+       -- caller reads the names of the memories it keeps (recall.entity_names), as a long
+       -- message names about nine entities and a hundred candidates' names were the most
+       -- buffers a LongMemEval recall read.
+       CASE WHEN @entity_names::bool THEN
+         ARRAY(SELECT x.name FROM (
+                 SELECT (SELECT e.name FROM {{recall.entities}} e WHERE e.id = mn.entity_id) AS name, mn.entity_id
+                 FROM {{recall.mentions}} mn WHERE mn.memory_id = u.id AND NOT mn.speaker) x
+               ORDER BY x.name, x.entity_id)
+       END AS entities,
        recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz) AS holds,
        m.valid_from, m.valid_until, m.superseded_at, m.expires_at,
        lower(m.passages[u.passage]) AS passage_start, upper(m.passages[u.passage]) AS passage_end,

@@ -607,10 +607,12 @@ SELECT u.id, u.lane_ranks, u.lane_scores, u.direct, u.rrf, u.fused, u.last_acces
    ORDER BY 7 DESC, r.id
    LIMIT @graph_context_k::int
  ) x) END AS graph_context,
-       ARRAY(SELECT x.name FROM (
-               SELECT (SELECT e.name FROM recall.entities e WHERE e.id = mn.entity_id) AS name, mn.entity_id
-               FROM recall.mentions mn WHERE mn.memory_id = u.id AND NOT mn.speaker) x
-             ORDER BY x.name, x.entity_id) AS entities,
+       CASE WHEN @entity_names::bool THEN
+         ARRAY(SELECT x.name FROM (
+                 SELECT (SELECT e.name FROM recall.entities e WHERE e.id = mn.entity_id) AS name, mn.entity_id
+                 FROM recall.mentions mn WHERE mn.memory_id = u.id AND NOT mn.speaker) x
+               ORDER BY x.name, x.entity_id)
+       END AS entities,
        recall.holds(m.valid_from, m.valid_until, m.superseded_by, m.superseded_at, m.expires_at, @as_of::timestamptz, @now::timestamptz) AS holds,
        m.valid_from, m.valid_until, m.superseded_at, m.expires_at,
        lower(m.passages[u.passage]) AS passage_start, upper(m.passages[u.passage]) AS passage_end,
