@@ -25,8 +25,8 @@ type PlanStages struct {
 }
 
 // StageLog collects the stages of every recall of a study by arm; safe for concurrent use.
-// Only the rankings (the recalls without a pack budget) are logged, so each arm counts
-// each query once.
+// The caller names the arm of a recall at a pack budget apart from its ranking's (aizk-eval:
+// "plan @N"), so each arm counts each query once.
 type StageLog struct {
 	mu    sync.Mutex
 	order []string
@@ -88,7 +88,8 @@ func (r *Report) stagesTable(b *strings.Builder) {
 		return
 	}
 	b.WriteString("\nWhere the time goes: each arm's median by stage over its rankings (the recalls without\n" +
-		"a pack budget), in ms. The medians of the stages do not add up to the total's.\n\n")
+		"a pack budget) and, as \"plan @N\", over its recalls at a pack budget of N tokens, in ms.\n" +
+		"The medians of the stages do not add up to the total's.\n\n")
 	row(b, append([]string{"plan"}, StageNames...))
 	row(b, dashes(len(StageNames)+1))
 	for _, p := range r.Stages {

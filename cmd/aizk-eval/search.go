@@ -73,8 +73,9 @@ func (d datasetFlags) queryUser(q eval.Query) (recall.User, error) {
 }
 
 // search is the study's SearchFunc: the full recall path (no reranker configured). With
-// budget 0, a budget large enough to pack every candidate, so the pack is the ranking, and
-// its stages go to stages (nil: not logged).
+// budget 0, a budget large enough to pack every candidate, so the pack is the ranking. Its
+// stages go to stages (nil: not logged), a recall at a pack budget N as the arm "plan @N":
+// what a recall costs when it packs what fits, not every candidate.
 func (d datasetFlags) search(e *recall.Engine, owner *pgxpool.Pool, stages *eval.StageLog) eval.SearchFunc {
 	return func(ctx context.Context, q eval.Query, plan statement.Plan, budget int) ([]string, error) {
 		u, err := d.queryUser(q)
@@ -94,9 +95,12 @@ func (d datasetFlags) search(e *recall.Engine, owner *pgxpool.Pool, stages *eval
 		if err != nil {
 			return nil, err
 		}
-		if ranking && stages != nil {
-			t := p.Timings
-			stages.Add(plan.String(), eval.Stages{Embed: t.Embed, Entities: t.Entities, Statement: t.Statement,
+		if stages != nil {
+			t, arm := p.Timings, plan.String()
+			if !ranking {
+				arm = fmt.Sprintf("%s @%d", arm, budget)
+			}
+			stages.Add(arm, eval.Stages{Embed: t.Embed, Entities: t.Entities, Statement: t.Statement,
 				Order: t.Order, Rerank: t.Rerank, Pack: t.Pack, Total: t.Total})
 		}
 		return carried(ctx, owner, p)
