@@ -38,27 +38,11 @@ func EntityNames(ctx context.Context, pool Beginner, who Scopes, ids []int64) (m
 			return nil, interpretError(ctx, err)
 		}
 		defer c.Release()
-		b := &pgx.Batch{}
-		queued, err := scope.Queue(c.Conn(), b, who.Read, who.Write, settings...)
+		queued, err := readAs(ctx, c.Conn(), who, settings, sqltext.EntityNames, []any{args}, collect)
 		if err != nil {
 			return nil, interpretError(ctx, err)
 		}
 		if queued {
-			b.Queue(sqltext.EntityNames, args)
-			br := c.Conn().SendBatch(ctx, b)
-			_, err := br.Exec()
-			if err == nil {
-				var rows pgx.Rows
-				if rows, err = br.Query(); err == nil {
-					err = collect(rows)
-				}
-			}
-			if cerr := br.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return nil, interpretError(ctx, err)
-			}
 			return out, nil
 		}
 		pool = c

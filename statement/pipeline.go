@@ -35,31 +35,18 @@ func runPipelined(ctx context.Context, conn *pgx.Conn, who Scopes, st *Statement
 	if q.DeferNames {
 		args["entity_names"] = false
 	}
-	b := &pgx.Batch{}
-	queued, err := scope.Queue(conn, b, who.Read, who.Write, s.Session()...)
-	if err != nil {
-		return nil, true, interpretError(ctx, err)
-	}
-	if !queued {
+	if !scope.OneServer(conn) {
 		return nil, false, nil
 	}
 	sql, binds, err := prepare(ctx, conn, st.SQL, args)
 	if err != nil {
 		return nil, true, interpretError(ctx, err)
 	}
-	b.Queue(sql, binds...)
-	br := conn.SendBatch(ctx, b)
-	if _, err = br.Exec(); err != nil {
-		err = fmt.Errorf("scope: apply: %w", err)
-	} else {
-		var rows pgx.Rows
-		if rows, err = br.Query(); err == nil {
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Candidate, error) { return scanCandidate(r, q.Now, q.asOf()) })
-		}
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	_, err = readAs(ctx, conn, who, s.Session(), sql, binds, func(rows pgx.Rows) error {
+		var err error
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Candidate, error) { return scanCandidate(r, q.Now, q.asOf()) })
+		return err
+	})
 	if err != nil {
 		return nil, true, interpretError(ctx, err)
 	}
@@ -67,6 +54,30 @@ func runPipelined(ctx context.Context, conn *pgx.Conn, who Scopes, st *Statement
 		out[i].NamesDeferred = q.DeferNames
 	}
 	return attachContext(out), true, nil
+}
+
+// readAs runs one read as the caller in one round trip: the scopes and settings
+// (scope.Queue) and sql with args in one batch, its rows read by collect. queued is false,
+// and nothing ran, when conn is not known to be one server.
+func readAs(ctx context.Context, conn *pgx.Conn, who Scopes, settings []scope.Setting, sql string, args []any, collect func(pgx.Rows) error) (queued bool, err error) {
+	b := &pgx.Batch{}
+	if queued, err = scope.Queue(conn, b, who.Read, who.Write, settings...); err != nil || !queued {
+		return queued, err
+	}
+	b.Queue(sql, args...)
+	br := conn.SendBatch(ctx, b)
+	if _, err = br.Exec(); err != nil {
+		err = fmt.Errorf("scope: apply: %w", err)
+	} else {
+		var rows pgx.Rows
+		if rows, err = br.Query(); err == nil {
+			err = collect(rows)
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return true, err
 }
 
 // prepare returns sql with its named binds as $n and their values in that order, sql

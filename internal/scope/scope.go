@@ -123,13 +123,19 @@ func Queue(conn *pgx.Conn, b *pgx.Batch, read, write []string, settings ...Setti
 	if err := checkWrite(read, write); err != nil {
 		return false, err
 	}
-	citus, known := conn.PgConn().CustomData()[citusKey].(bool)
-	if !known || citus {
+	if !OneServer(conn) {
 		return false, nil
 	}
 	settings = append(slices.Clip(settings), Setting{Name: "transaction_read_only", Value: "on"})
 	b.Queue(sqltext.ScopeApply, applyArgs(false, read, write, settings)...)
 	return true, nil
+}
+
+// OneServer reports whether conn is known to be one server without Citus: Apply has run on
+// it and found no Citus.
+func OneServer(conn *pgx.Conn) bool {
+	citus, known := conn.PgConn().CustomData()[citusKey].(bool)
+	return known && !citus
 }
 
 // checkWrite returns an *Error when write is not a subset of read.
