@@ -205,7 +205,8 @@ func (e *Engine) workerPool(ctx context.Context, host string, port int) (stateme
 }
 
 // Warm warms the pool's idle connections (up to its MinConns, at least one): each runs the
-// recall statement of the default plan, the lanes' probes and the access statement once, as
+// recall statements of the default plan (for a question that names a time and for one that
+// does not: statement.Plan.For), the lanes' probes and the access statement once, as
 // a caller who sees nothing, so later recalls on it find them prepared and planned
 // (statement.Warm). Open warms every new connection itself; call Warm after New on a pool of
 // your own. It returns the first failure; a connection that fails to warm is still used,
@@ -253,10 +254,6 @@ func (e *Engine) warmConn(ctx context.Context, c *pgx.Conn) error {
 		// used cold.
 		return nil
 	}
-	st, err := e.cache.Get(statement.Shape{Dim: len(vs[0]), Fuzzy: !e.cfg.ExactEntities, Plan: e.Settings().Narrow(statement.Maximal)})
-	if err != nil {
-		return fmt.Errorf("recall: warm: %w", err)
-	}
 	now := e.cfg.Now()
 	q := statement.Query{Text: warmQuery, Raw: warmQuery, Vector: vs[0], Mentions: statement.Mentions(warmQuery),
 		WindowStart: now.AddDate(0, -1, 0), WindowEnd: now}
@@ -264,8 +261,17 @@ func (e *Engine) warmConn(ctx context.Context, c *pgx.Conn) error {
 	if err != nil {
 		return err
 	}
-	if err := statement.Warm(ctx, c, st, q, e.Settings(), dims); err != nil {
-		return fmt.Errorf("recall: %w", err)
+	// The default plan's statement for a question that names a time and for one that does not
+	// (statement.Plan.For), the more common.
+	plan := e.Settings().Narrow(statement.Maximal)
+	for _, p := range []statement.Plan{plan, plan.For(statement.Query{})} {
+		st, err := e.cache.Get(statement.Shape{Dim: len(vs[0]), Fuzzy: !e.cfg.ExactEntities, Plan: p})
+		if err != nil {
+			return fmt.Errorf("recall: warm: %w", err)
+		}
+		if err := statement.Warm(ctx, c, st, q, e.Settings(), dims); err != nil {
+			return fmt.Errorf("recall: %w", err)
+		}
 	}
 	if e.cfg.AccessPool == e.cfg.Pool {
 		e.recorder.Warm(ctx, c)

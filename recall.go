@@ -244,9 +244,6 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 		plan = statement.Maximal
 	}
 	plan = req.settings.Narrow(plan) // a lane of weight 0 is not run
-	if req.st, err = e.cache.Get(statement.Shape{Dim: len(em.vec), Fuzzy: !e.cfg.ExactEntities, Plan: plan}); err != nil {
-		return fmt.Errorf("recall: %w", err)
-	}
 	now := opts.Now
 	if now.IsZero() {
 		now = e.cfg.Now()
@@ -264,6 +261,10 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 			req.q.WindowStart, req.q.WindowEnd = w.Start, w.End
 			r.pack.Window = &Window{Start: w.Start, End: w.End, Text: w.Text}
 		}
+	}
+	// Nor a lane that can find nothing for this question (Plan.For).
+	if req.st, err = e.cache.Get(statement.Shape{Dim: len(em.vec), Fuzzy: !e.cfg.ExactEntities, Plan: plan.For(req.q)}); err != nil {
+		return fmt.Errorf("recall: %w", err)
 	}
 	r.req = req
 	return nil

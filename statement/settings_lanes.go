@@ -21,6 +21,21 @@ func (s Settings) Narrow(plan Plan) Plan {
 	return plan
 }
 
+// For is p less the lanes that cannot find anything for q, unless that leaves none: the
+// temporal lane without a window's start (each of its branches reads memories from the
+// window: a question that names no time) returns no row, and left in the statement it cost
+// a LoCoMo recall about 0.4 ms of executor start (the server log's bind, 1.18 against 0.75
+// ms) besides its steps. Its ranks and scores are 0 either way, so the fused order, the
+// learned order's features and the pack are the same.
+func (p Plan) For(q Query) Plan {
+	if q.WindowStart.IsZero() {
+		if n := p &^ Only(Temporal); n != 0 {
+			return n
+		}
+	}
+	return p
+}
+
 // Depth is how many rows lane l returns at most.
 func (s Settings) Depth(l Lane) int {
 	for _, tu := range tunables() {

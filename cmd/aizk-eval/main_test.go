@@ -274,7 +274,8 @@ func TestProfile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"plan -graph", "statement: planning ", "by lane", "  bm25 ", "steps (own time", "bm25_candidates", "output_top", "rest"} {
+	// The question names no time: the default plan without the temporal lane (Plan.For).
+	for _, want := range []string{"plan vector+bm25+mention+title+context", "statement: planning ", "by lane", "  bm25 ", "steps (own time", "bm25_candidates", "output_top", "rest"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("profile lacks %q:\n%s", want, out)
 		}

@@ -161,8 +161,9 @@ func TestTracing(t *testing.T) {
 			t.Errorf("%s is not a child of the recall span", n)
 		}
 	}
-	// Every lane of weight above 0: the graph lane's is 0 by default.
-	if attr(byName["recall.statement"], "recall.plan") != "-graph" {
+	// Every lane of weight above 0 (the graph lane's is 0 by default) that can find something
+	// for the question: it names no time, so no temporal lane (Plan.For).
+	if attr(byName["recall.statement"], "recall.plan") != "vector+bm25+mention+title+context" {
 		t.Errorf("statement span: plan %q", attr(byName["recall.statement"], "recall.plan"))
 	}
 	// The database's round trips, under the stage that made them.
