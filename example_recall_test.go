@@ -68,7 +68,6 @@ func ExampleEngine_Trace() {
 	//   vector    rank   1  score     0.3705  adds 0.016667
 	//   bm25      rank   1  score     6.7982  adds 0.233333
 	//   mention   rank   2  score     1.3122  adds 0.025000
-	//   temporal  not found
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
 	//   learned order hashing-v7: score 7.0915 = +1.1936 doc_bm25_rel (1) +1.1366 doc_lane_context (0.333) +1.1226 doc_lane_bm25 (0.333) +0.7291 doc_cover_idf (1) +0.6820 doc_best (0.333) and 10 more
