@@ -25,6 +25,9 @@ type acquirer interface {
 // then runs the statement in a transaction on conn (runEach), which learns what server
 // conn is.
 func runPipelined(ctx context.Context, conn *pgx.Conn, who Scopes, st *Statement, q Query, s Settings) (out []Candidate, done bool, err error) {
+	if !scope.OneServer(conn) {
+		return nil, false, nil
+	}
 	if q.Now.IsZero() {
 		q.Now = time.Now()
 	}
@@ -34,9 +37,6 @@ func runPipelined(ctx context.Context, conn *pgx.Conn, who Scopes, st *Statement
 	}
 	if q.DeferNames {
 		args["entity_names"] = false
-	}
-	if !scope.OneServer(conn) {
-		return nil, false, nil
 	}
 	sql, binds, err := prepare(ctx, conn, st.SQL, args)
 	if err != nil {
