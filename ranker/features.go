@@ -4,7 +4,8 @@
 // holds, whether it is a question, its length, how strongly its neighbours in its source were
 // found, how strongly its own speaker's places two before and after it were (in a
 // dialogue: what the same speaker said just before or next, past the other's reply),
-// whether it opens its source, and how strongly the rest of its source was found. Every
+// whether it opens its source, how strongly the rest of its source was found, and how much
+// its speaker speaks of themself (a user of their life, against an assistant; role.go). Every
 // feature is defined for every memory, whatever its kind: a memory without a speaker or a
 // place has those features at zero, as a memory a lane did not find has that lane's. A turn
 // of a conversation and any other memory have their features in two blocks of their own
@@ -79,6 +80,8 @@ var baseFeatures = func() []string {
 		"longer_next",   // the same against the place just after it, said by someone else
 		"opener",        // 1 when it is the first place of its source: what opens a conversation (a greeting, or the need a user brings an assistant)
 		"src_best",      // its source's strongest other candidate in the head: 1 / (rrf_k + that one's best bm25 or context rank)
+		"self_talk",     // how much its speaker speaks of themself (I, my) in the head's candidates, over the most any speaker there does (0 without a speaker)
+		"self_talk_you", // self_talk when the question asks what "you" said ("you mentioned", "remind me"), 0 otherwise
 	)
 }()
 
@@ -136,9 +139,11 @@ type extractor struct {
 	pairsHeld, fields   []int             // each candidate's pairs of the question, and its fields
 	maxBM25, maxContext float64
 	at                  map[place]int
-	srcTop              map[int64][2]int // per source, its two strongest candidates by lexical (-1: none)
-	named               bool             // the question names a speaker of the head
-	oldest, newest      time.Time        // the head's times (zero without any)
+	srcTop              map[int64][2]int   // per source, its two strongest candidates by lexical (-1: none)
+	selfTalk            map[string]float64 // per speaker, self_talk
+	asksYou             bool               // the question asks what "you" said
+	named               bool               // the question names a speaker of the head
+	oldest, newest      time.Time          // the head's times (zero without any)
 }
 
 func newExtractor(question string, head []statement.Candidate, rrfK float64) *extractor {
@@ -146,8 +151,12 @@ func newExtractor(question string, head []statement.Candidate, rrfK float64) *ex
 		idf: map[string]float64{}, terms: make([]map[string]bool, len(head)), at: map[place]int{}, srcTop: map[int64][2]int{},
 		pairsHeld: make([]int, len(head)), fields: make([]int, len(head))}
 	df := map[string]int{}
+	selfWords, speakerWords := map[string]float64{}, map[string]float64{}
 	for i, c := range head {
-		ex.terms[i], ex.pairsHeld[i], ex.fields[i] = held(c.Text, ex.qTerms, ex.qPairs)
+		r := held(c.Text, ex.qTerms, ex.qPairs)
+		ex.terms[i], ex.pairsHeld[i], ex.fields[i] = r.terms, r.pairs, r.fields
+		selfWords[c.Speaker] += float64(r.self)
+		speakerWords[c.Speaker] += float64(r.fields)
 		for t := range ex.terms[i] {
 			df[t]++
 		}
@@ -182,6 +191,7 @@ func newExtractor(question string, head []statement.Candidate, rrfK float64) *ex
 		}
 		ex.srcTop[c.Source.ID] = top
 	}
+	ex.selfTalk, ex.asksYou = selfTalk(selfWords, speakerWords), asksYou(question)
 	ex.qList = slices.Sorted(maps.Keys(ex.qTerms))
 	for _, t := range ex.qList {
 		ex.idf[t] = math.Log(1 + float64(len(head))/float64(1+df[t]))
@@ -249,6 +259,12 @@ func (ex *extractor) words(x []float64, i int) {
 		x[index["question"]] = 1
 	}
 	x[index["log_len"]] = math.Log(1 + float64(ex.fields[i]))
+	if c.Speaker != "" {
+		x[index["self_talk"]] = ex.selfTalk[c.Speaker]
+		if ex.asksYou {
+			x[index["self_talk_you"]] = ex.selfTalk[c.Speaker]
+		}
+	}
 }
 
 // cover is the share of q's terms in d.

@@ -9,6 +9,18 @@ import (
 type Query struct {
 	X   [][]float64
 	Rel []bool
+	// Weight scales what the query's pairs count in Fit and FitTrees (0: 1): aizk-eval
+	// order --balance gives each data set's queries together the same weight, whatever
+	// the set's size.
+	Weight float64
+}
+
+// weight is q.Weight, 1 when unset.
+func (q Query) weight() float64 {
+	if q.Weight == 0 {
+		return 1
+	}
+	return q.Weight
 }
 
 // FitOptions shape Fit. The zero value takes the defaults.
@@ -28,9 +40,10 @@ type FitOptions struct {
 
 // Fit fits a linear order to the queries by pairwise logistic regression (RankNet's loss with
 // a linear scorer): for every query, every pair of a relevant and an irrelevant candidate,
-// the loss is log(1 + exp(-(w.x_rel - w.x_irr))), averaged over the pairs, plus L2 times
-// |w|^2 / 2 over weights on standardized features (each feature's mean and standard
-// deviation over all candidates), or on their distance from o.Prior. Full-batch gradient
+// the loss is log(1 + exp(-(w.x_rel - w.x_irr))), averaged over the pairs (each weighted
+// by its query's Weight), plus L2 times |w|^2 / 2 over weights on standardized features
+// (each feature's mean and standard deviation over all candidates, as they are: a query's
+// Weight weighs its pairs, not the scale), or on their distance from o.Prior. Full-batch gradient
 // descent from zero (or the prior): deterministic. It returns the weights by feature name, on
 // the features' own scale. A query without a relevant or an irrelevant candidate adds no
 // pair.
@@ -74,6 +87,8 @@ func Fit(queries []Query, o FitOptions) map[string]float64 {
 	}
 	// Each pair's standardized difference, relevant minus irrelevant.
 	var pairs [][]float64
+	var pw []float64 // each pair's weight
+	total := 0.0
 	for _, q := range queries {
 		for a := range q.X {
 			if !q.Rel[a] {
@@ -88,6 +103,8 @@ func Fit(queries []Query, o FitOptions) map[string]float64 {
 					d[j] = (q.X[a][j] - q.X[b][j]) / sd[j]
 				}
 				pairs = append(pairs, d)
+				pw = append(pw, q.weight())
+				total += q.weight()
 			}
 		}
 	}
@@ -102,18 +119,18 @@ func Fit(queries []Query, o FitOptions) map[string]float64 {
 	if len(pairs) > 0 {
 		for range o.Iterations {
 			g := make([]float64, n)
-			for _, d := range pairs {
+			for p, d := range pairs {
 				z := 0.0
 				for j := range n {
 					z += (prior[j] + w[j]) * d[j]
 				}
-				s := 1 / (1 + math.Exp(z)) // -d/dz log(1 + e^-z)
+				s := pw[p] / (1 + math.Exp(z)) // -d/dz log(1 + e^-z), weighted
 				for j := range n {
 					g[j] -= s * d[j]
 				}
 			}
 			for j := range n {
-				w[j] -= o.Rate * (g[j]/float64(len(pairs)) + o.L2*w[j])
+				w[j] -= o.Rate * (g[j]/total + o.L2*w[j])
 			}
 		}
 	}

@@ -21,7 +21,7 @@ func FitKinds(queries []Query, o FitOptions) (map[string]float64, []Tree, error)
 	folded := make([]Query, len(queries))
 	var docs []Query
 	for i, q := range queries {
-		folded[i] = Query{X: make([][]float64, len(q.X)), Rel: q.Rel}
+		folded[i] = Query{X: make([][]float64, len(q.X)), Rel: q.Rel, Weight: q.Weight}
 		hasDoc := false
 		for j, x := range q.X {
 			f := make([]float64, NumFeatures)

@@ -136,7 +136,7 @@ type TreeOptions struct {
 
 // PlaceFeatures are the features that read a memory's place and speaker: 0 for a memory
 // without either, whatever its text.
-var PlaceFeatures = []string{"speaker_named", "other_named", "nb_best", "nb_question", "same_best", "echo_prev", "echoed_next", "longer_prev", "longer_next", "opener"}
+var PlaceFeatures = []string{"speaker_named", "other_named", "nb_best", "nb_question", "same_best", "echo_prev", "echoed_next", "longer_prev", "longer_next", "opener", "self_talk", "self_talk_you"}
 
 // FitTrees fits regression trees on top of a linear model's scores by LambdaMART: each round
 // computes, for every query's pair of a relevant and an irrelevant candidate, RankNet's
@@ -167,8 +167,10 @@ func FitTrees(queries []Query, base *Model, o TreeOptions) []Tree {
 	var rows [][]float64
 	var rel []bool
 	var starts []int
+	var weight []float64 // each query's
 	for _, q := range queries {
 		starts = append(starts, len(rows))
+		weight = append(weight, q.weight())
 		rows = append(rows, q.X...)
 		rel = append(rel, q.Rel...)
 	}
@@ -187,7 +189,7 @@ func FitTrees(queries []Query, base *Model, o TreeOptions) []Tree {
 		clear(g)
 		clear(h)
 		for q := range len(starts) - 1 {
-			lambdas(score[starts[q]:starts[q+1]], rel[starts[q]:starts[q+1]], o.Cutoff, g[starts[q]:starts[q+1]], h[starts[q]:starts[q+1]])
+			lambdas(score[starts[q]:starts[q+1]], rel[starts[q]:starts[q+1]], o.Cutoff, weight[q], g[starts[q]:starts[q+1]], h[starts[q]:starts[q+1]])
 		}
 		t := growTree(bins, cuts, g, h, o)
 		for i, x := range rows {
@@ -199,8 +201,9 @@ func FitTrees(queries []Query, base *Model, o TreeOptions) []Tree {
 }
 
 // lambdas adds one query's LambdaMART gradients (g: the direction to raise a score) and
-// hessians. A pair counts by |delta nDCG@cutoff| of swapping its two candidates.
-func lambdas(score []float64, rel []bool, cutoff int, g, h []float64) {
+// hessians. A pair counts by |delta nDCG@cutoff| of swapping its two candidates, times the
+// query's weight.
+func lambdas(score []float64, rel []bool, cutoff int, weight float64, g, h []float64) {
 	n := len(score)
 	order := make([]int, n)
 	for i := range order {
@@ -243,6 +246,7 @@ func lambdas(score []float64, rel []bool, cutoff int, g, h []float64) {
 				// both past the cutoff: a small weight keeps them moving toward it
 				delta = 0.01 / ideal / math.Log2(float64(cutoff)+2)
 			}
+			delta *= weight
 			rho := 1 / (1 + math.Exp(score[i]-score[j]))
 			g[i] += rho * delta
 			g[j] -= rho * delta

@@ -23,6 +23,11 @@ var (
 		}
 		return m
 	}()
+
+	// firstPerson are the words a speaker uses of themself: what tells a user, who speaks of
+	// their life, from an assistant, who speaks of the user's (Extract's self_talk).
+	firstPerson = map[string]bool{"i": true, "me": true, "my": true, "mine": true, "myself": true,
+		"i'm": true, "i've": true, "i'd": true, "i'll": true}
 )
 
 // stem is a crude English stem of a lowered word: a possessive and one common suffix off.
@@ -50,9 +55,10 @@ var asciiSpace, asciiWord = func() (space, word [utf8.RuneSelf]bool) {
 
 // scan calls fn with each content word of text in order, lowered and stemmed (a word: a run
 // of letters, digits and apostrophes; a content word: not a stop word, two runes or more),
-// and returns how many whitespace-separated fields text has.
-func scan(text string, fn func(term string)) int {
-	fields, inField := 0, false
+// and returns how many whitespace-separated fields text has and how many of its words are
+// firstPerson.
+func scan(text string, fn func(term string)) (fields, self int) {
+	inField := false
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
@@ -60,6 +66,9 @@ func scan(text string, fn func(term string)) int {
 		}
 		lw := strings.ToLower(text[start:end])
 		start = -1
+		if firstPerson[lw] {
+			self++
+		}
 		if stop[lw] || utf8.RuneCountInString(lw) < 2 {
 			return
 		}
@@ -87,7 +96,7 @@ func scan(text string, fn func(term string)) int {
 		flush(i)
 	}
 	flush(len(text))
-	return fields
+	return fields, self
 }
 
 // Terms are a text's content words, stemmed: what "cover" compares.
@@ -113,12 +122,18 @@ func pairs(text string) map[pair]bool {
 	return out
 }
 
-// held reads a candidate's text once: the question's terms it holds, how many of the
-// question's pairs it holds, and its whitespace-separated fields.
-func held(text string, qTerms map[string]bool, qPairs map[pair]bool) (map[string]bool, int, int) {
+// reading is what held reads of a candidate's text.
+type reading struct {
+	terms        map[string]bool // the question's terms it holds
+	pairs        int             // how many of the question's pairs it holds
+	fields, self int             // its whitespace-separated fields, and its firstPerson words
+}
+
+// held reads a candidate's text once.
+func held(text string, qTerms map[string]bool, qPairs map[pair]bool) reading {
 	terms, matched := map[string]bool{}, map[pair]bool{}
 	prev, prevHeld := "", false
-	fields := scan(text, func(t string) {
+	fields, self := scan(text, func(t string) {
 		// A pair of the question's is two of its terms: only then is it looked up.
 		isHeld := qTerms[t]
 		if isHeld {
@@ -129,7 +144,7 @@ func held(text string, qTerms map[string]bool, qPairs map[pair]bool) (map[string
 		}
 		prev, prevHeld = t, isHeld
 	})
-	return terms, len(matched), fields
+	return reading{terms: terms, pairs: len(matched), fields: fields, self: self}
 }
 
 // words are a text's words, lowered, for name matching.

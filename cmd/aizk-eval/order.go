@@ -19,12 +19,14 @@ import (
 // orderQuery is one traced query as the order's fit reads it.
 type orderQuery struct {
 	tracedQuery
-	set    string
-	file   string // the traces file's name: a set alone, or mixed with another
-	metric eval.Metric
-	x      [][]float64 // the head's features
-	rel    []bool
-	ids    []string // the head's external ids, in fused order
+	set  string
+	file string // the traces file's name: a set alone, or mixed with another
+	// balance is the key its weight in a fit is shared by (--balance; "": weight 1).
+	balance string
+	metric  eval.Metric
+	x       [][]float64 // the head's features
+	rel     []bool
+	ids     []string // the head's external ids, in fused order
 }
 
 // order: aizk-eval order --traces FILE[,FILE...] [--folds-by conv,set] --out FILE
@@ -51,6 +53,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	treeFeatures := fs.String("tree-features", "", `"place": the trees split only on what a memory's place and speaker say (ranker.PlaceFeatures), so a memory without them is ordered by the weights alone; "": on every feature`)
 	prior := fs.String("prior", "", `"fused": the fit starts from the fused order's lane weights (the traces' settings) and its penalty draws it back there, so what the data does not support leaves the fused order; "": from zero`)
 	fs.BoolVar(&fo.Kinds, "kinds", false, "fit the turns' and the documents' blocks of features apart (ranker.FitKinds): the turns on every query, the documents on documents only")
+	balance := fs.String("balance", "", `"file": the queries of each traces file weigh together what another file's do in the fit (so does "set" per data set, or any metadata field); "": each query weighs 1`)
 	bags := fs.Int("bags", 1, "fit this many orders on bootstrap samples of the queries and write their average (ranker.FitBagged; 1: one fit on every query)")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: aizk-eval order --traces FILE[,FILE...] --out FILE [flags]\n\n"+
@@ -68,9 +71,6 @@ func (m *Main) order(ctx context.Context, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: --traces and --out are required", cli.ErrUsage)
 	}
-	if err := checkBags(*bags, fo.Kinds); err != nil {
-		return err
-	}
 	metrics, err := parseMetrics(*metric, *metricFor)
 	if err != nil {
 		return fmt.Errorf("%w: %v", cli.ErrUsage, err)
@@ -79,7 +79,7 @@ func (m *Main) order(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := fitChoices(&fo, *treeFeatures, *prior, train[0].Trace.Settings); err != nil {
+	if err := fitChoices(&fo, train, *treeFeatures, *prior, *balance, *bags); err != nil {
 		return err
 	}
 	if *curve != "" {
@@ -222,66 +222,6 @@ func loadOrderQueries(files string, metrics map[string]eval.Metric, k int) ([]or
 		}
 	}
 	return out, nil
-}
-
-// checkBags refuses --bags below 1, or above 1 with --kinds.
-func checkBags(bags int, kinds bool) error {
-	switch {
-	case bags < 1:
-		return fmt.Errorf("%w: --bags %d: at least 1 (1 fits one order on every query)", cli.ErrUsage, bags)
-	case kinds && bags > 1:
-		return fmt.Errorf("%w: --kinds with --bags %d: a fit of kinds apart is not bagged", cli.ErrUsage, bags)
-	}
-	return nil
-}
-
-// fitChoices applies --tree-features and --prior to fo; the prior is the fused order of s,
-// the traces' settings.
-func fitChoices(fo *ranker.FitOptions, treeFeatures, prior string, s statement.Settings) error {
-	switch treeFeatures {
-	case "":
-	case "place":
-		fo.Trees.Only = ranker.PlaceFeatures
-	default:
-		return fmt.Errorf("%w: --tree-features %q: want \"place\" or \"\"", cli.ErrUsage, treeFeatures)
-	}
-	switch prior {
-	case "":
-	case "fused":
-		fo.Prior = fusedPrior(s)
-	default:
-		return fmt.Errorf("%w: --prior %q: want \"fused\" or \"\"", cli.ErrUsage, prior)
-	}
-	return nil
-}
-
-// fusedPrior are the fused order's weights as the learned order's features: each lane's
-// weight on its 1 / (rrf_k + rank), for turns and other memories alike.
-func fusedPrior(s statement.Settings) map[string]float64 {
-	out := map[string]float64{}
-	for _, l := range statement.Lanes() {
-		out["lane_"+l.String()] = s.Weights[l]
-		out["doc_lane_"+l.String()] = s.Weights[l]
-	}
-	return out
-}
-
-// fitOrder fits a model on qs: the average of bags fits on bootstrap samples of them when
-// bags > 1 (ranker.FitBagged).
-func fitOrder(qs []orderQuery, name, fitted string, o ranker.FitOptions, bags int) (*ranker.Model, error) {
-	data := make([]ranker.Query, len(qs))
-	for i, q := range qs {
-		data[i] = ranker.Query{X: q.x, Rel: q.rel}
-	}
-	weights, trees, err := ranker.FitBagged(data, o, bags)
-	if err != nil {
-		return nil, err
-	}
-	m, err := ranker.New(name, fitted, weights)
-	if err != nil || len(trees) == 0 {
-		return m, err
-	}
-	return m.WithTrees(trees)
 }
 
 // groupsBy splits qs by a metadata field's value, in sorted order.
