@@ -70,7 +70,7 @@ func ExampleEngine_Trace() {
 	//   mention   rank   2  score     1.3122  adds 0.025000
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
-	//   learned order hashing-v7: score 7.0915 = +1.1936 doc_bm25_rel (1) +1.1366 doc_lane_context (0.333) +1.1226 doc_lane_bm25 (0.333) +0.7291 doc_cover_idf (1) +0.6820 doc_best (0.333) and 10 more
+	//   learned order hashing-v8: score 7.0370 = +1.1611 doc_bm25_rel (1) +1.1327 doc_lane_context (0.333) +1.1282 doc_lane_bm25 (0.333) +0.7133 doc_best (0.333) +0.6734 doc_cover_idf (1) and 9 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0
