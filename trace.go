@@ -23,6 +23,9 @@ type Trace struct {
 	Expansion  []string // the words the BM25 and context lanes added to it (Config.Expander)
 	Mentions   []string // the query's entity mention candidates
 	Shape      statement.Shape
+	// Idle are the lanes the plan and settings ask for that did not run, as they can find
+	// nothing for this question (statement.Plan.For: the temporal lane when it names no time).
+	Idle statement.Plan
 	// SQL is the statement's text as it ran: on a distributed Citus schema its routed form,
 	// bound to the caller's scope set.
 	SQL      string
@@ -96,6 +99,11 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 		K: min(r.req.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
 		Now: r.req.q.Now, MMRLambda: e.cfg.MMRLambda,
 	}
+	asked := statement.Maximal
+	if opts != nil && opts.Plan != 0 {
+		asked = opts.Plan
+	}
+	tr.Idle = r.req.settings.Narrow(asked) &^ tr.Shape.Plan
 	for _, c := range r.left {
 		tr.Left = append(tr.Left, LeftOut{ID: c.ID, ExternalID: c.ExternalID, Text: c.Text, Why: c.Stale})
 	}

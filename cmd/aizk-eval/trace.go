@@ -178,8 +178,12 @@ func renderTrace(w io.Writer, tr *recall.Trace, top int) {
 	if p.Window != nil {
 		fmt.Fprintf(w, "time: %q read as [%s, %s)\n", p.Window.Text, p.Window.Start.Format(time.RFC3339), p.Window.End.Format(time.RFC3339))
 	}
-	fmt.Fprintf(w, "statement: plan %s, dimension %d, fuzzy entities %v, %d candidates (K %d)\n\n",
+	fmt.Fprintf(w, "statement: plan %s, dimension %d, fuzzy entities %v, %d candidates (K %d)\n",
 		tr.Shape.Plan, tr.Shape.Dim, tr.Shape.Fuzzy, len(tr.Candidates), tr.K)
+	if tr.Idle != 0 {
+		fmt.Fprintf(w, "not run, as they can find nothing for this question: %s\n", strings.Join(laneNames(tr.Idle.Lanes()), ", "))
+	}
+	fmt.Fprintln(w)
 	lanes := tr.Shape.Plan.Lanes()
 	// The id column fits the longest id shown, up to 40 characters; a longer id keeps its
 	// head and tail ("standup-0114:1" and ":2" differ at the end).
@@ -292,7 +296,7 @@ func traceJSON(tr *recall.Trace) any {
 		cands[i] = cand{c.ExternalID, c.FusedRank, c.MeritRank, c.Score, c.RRF, hits, c.RerankScore, c.Direct, c.Tokens, c.Decision}
 	}
 	return map[string]any{
-		"question": tr.Pack.Query, "search_text": tr.SearchText, "plan": tr.Shape.Plan.String(), "dim": tr.Shape.Dim,
+		"question": tr.Pack.Query, "search_text": tr.SearchText, "plan": tr.Shape.Plan.String(), "not_run": laneNames(tr.Idle.Lanes()), "dim": tr.Shape.Dim,
 		"k": tr.K, "lanes": lanes, "candidates": cands, "pack": tr.Pack, "left_out": append([]recall.LeftOut{}, tr.Left...),
 	}
 }
@@ -310,4 +314,13 @@ func scopesFlag(fs *flag.FlagSet) *[]string {
 		return nil
 	})
 	return &scopes
+}
+
+// laneNames are the lanes' names, in lane order.
+func laneNames(ls []statement.Lane) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.String()
+	}
+	return out
 }
