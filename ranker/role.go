@@ -12,7 +12,7 @@ import (
 // themself and self_talk is about even. A question that asks what "you" said ("the dish you
 // recommended", "can you remind me") asks for the other side's turns.
 
-// selfTalk is each speaker's share of firstPerson words over the words of their candidates,
+// selfTalk is each speaker's share of selfWord words over the words of their candidates,
 // over the largest share of any speaker (speakers who say none: 0). The speakerless key "" is
 // left out.
 func selfTalk(self, words map[string]float64) map[string]float64 {

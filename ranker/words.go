@@ -9,26 +9,31 @@ import (
 // A candidate's and the question's words, as the features read them: content words
 // (stemmed, stop words out), their adjacent pairs, and plain lowered words for names.
 
-var (
-	// stop are words that frame a question rather than say what it is about.
-	stop = func() map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(`a an the and or but if of to in on at by for with about as into from up down over under
-			is are was were be been being am do does did done have has had having i me my mine we our us you your he him his she her
-			it its they them their what which who whom whose when where why how that this these those there here not no yes so too
-			very can could would should will shall may might must s t just than then also any some all each every both few more most
-			other such only own same again further once out off through during before after above below between because until while
-			get got like really`) {
-			m[w] = true
-		}
-		return m
-	}()
+// wordKind says what a word is to the features: a stop word, a word a speaker uses of themself,
+// or both ("my"); read with one lookup a word.
+type wordKind uint8
 
-	// firstPerson are the words a speaker uses of themself: what tells a user, who speaks of
-	// their life, from an assistant, who speaks of the user's (Extract's self_talk).
-	firstPerson = map[string]bool{"i": true, "me": true, "my": true, "mine": true, "myself": true,
-		"i'm": true, "i've": true, "i'd": true, "i'll": true}
+const (
+	stopWord wordKind = 1 << iota // frames a question rather than says what it is about
+	selfWord                      // a speaker's word for themself: what tells a user, who speaks of their life, from an assistant, who speaks of the user's (self_talk)
 )
+
+// wordKinds are the words with a kind.
+var wordKinds = func() map[string]wordKind {
+	m := map[string]wordKind{}
+	for _, w := range strings.Fields(`a an the and or but if of to in on at by for with about as into from up down over under
+		is are was were be been being am do does did done have has had having i me my mine we our us you your he him his she her
+		it its they them their what which who whom whose when where why how that this these those there here not no yes so too
+		very can could would should will shall may might must s t just than then also any some all each every both few more most
+		other such only own same again further once out off through during before after above below between because until while
+		get got like really`) {
+		m[w] |= stopWord
+	}
+	for _, w := range strings.Fields(`i me my mine myself i'm i've i'd i'll`) {
+		m[w] |= selfWord
+	}
+	return m
+}()
 
 // stem is a crude English stem of a lowered word: a possessive and one common suffix off.
 func stem(w string) string {
@@ -56,7 +61,7 @@ var asciiSpace, asciiWord = func() (space, word [utf8.RuneSelf]bool) {
 // scan calls fn with each content word of text in order, lowered and stemmed (a word: a run
 // of letters, digits and apostrophes; a content word: not a stop word, two runes or more),
 // and returns how many whitespace-separated fields text has and how many of its words are
-// firstPerson.
+// selfWord.
 func scan(text string, fn func(term string)) (fields, self int) {
 	inField := false
 	start := -1
@@ -66,10 +71,11 @@ func scan(text string, fn func(term string)) (fields, self int) {
 		}
 		lw := strings.ToLower(text[start:end])
 		start = -1
-		if firstPerson[lw] {
+		k := wordKinds[lw]
+		if k&selfWord != 0 {
 			self++
 		}
-		if stop[lw] || utf8.RuneCountInString(lw) < 2 {
+		if k&stopWord != 0 || utf8.RuneCountInString(lw) < 2 {
 			return
 		}
 		fn(stem(lw))
@@ -126,7 +132,7 @@ func pairs(text string) map[pair]bool {
 type reading struct {
 	terms        map[string]bool // the question's terms it holds
 	pairs        int             // how many of the question's pairs it holds
-	fields, self int             // its whitespace-separated fields, and its firstPerson words
+	fields, self int             // its whitespace-separated fields, and its selfWord words
 }
 
 // held reads a candidate's text once.
