@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,6 +114,7 @@ type request struct {
 	search   string // the search text (the query with the speaker label)
 	st       *statement.Statement
 	q        statement.Query
+	plan     statement.Plan // the plan asked, less the lanes of weight 0; st's is that less the idle lanes (Plan.For)
 }
 
 // run keeps what one recall decided, for the pack and for a trace.
@@ -239,11 +241,7 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 			r.warn("embed", fmt.Errorf("the query was cut to %d of its %d tokens for the embedding model", c.Kept, c.Tokens))
 		}
 	}
-	plan := opts.Plan
-	if plan == 0 {
-		plan = statement.Maximal
-	}
-	plan = req.settings.Narrow(plan) // a lane of weight 0 is not run
+	req.plan = req.settings.Narrow(cmp.Or(opts.Plan, statement.Maximal)) // a lane of weight 0 is not run
 	now := opts.Now
 	if now.IsZero() {
 		now = e.cfg.Now()
@@ -263,7 +261,7 @@ func (e *Engine) prepare(ctx context.Context, r *run, user User, query string, b
 		}
 	}
 	// Nor a lane that can find nothing for this question (Plan.For).
-	if req.st, err = e.cache.Get(statement.Shape{Dim: len(em.vec), Fuzzy: !e.cfg.ExactEntities, Plan: plan.For(req.q)}); err != nil {
+	if req.st, err = e.cache.Get(statement.Shape{Dim: len(em.vec), Fuzzy: !e.cfg.ExactEntities, Plan: req.plan.For(req.q)}); err != nil {
 		return fmt.Errorf("recall: %w", err)
 	}
 	r.req = req

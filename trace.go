@@ -99,11 +99,7 @@ func (e *Engine) Trace(ctx context.Context, user User, query string, budgetToken
 		K: min(r.req.settings.K, len(r.all)), Candidates: make([]TraceCandidate, len(r.all)),
 		Now: r.req.q.Now, MMRLambda: e.cfg.MMRLambda,
 	}
-	asked := statement.Maximal
-	if opts != nil && opts.Plan != 0 {
-		asked = opts.Plan
-	}
-	tr.Idle = r.req.settings.Narrow(asked) &^ tr.Shape.Plan
+	tr.Idle = r.req.plan &^ tr.Shape.Plan
 	for _, c := range r.left {
 		tr.Left = append(tr.Left, LeftOut{ID: c.ID, ExternalID: c.ExternalID, Text: c.Text, Why: c.Stale})
 	}
