@@ -1,6 +1,7 @@
 // Package extract finds entity names in text without a language model: runs of capitalised
 // words ("Alice Martin", "Port of Lisbon", "NASA"), with possessives trimmed and
-// sentence-initial function words, months and weekdays left out. It is deterministic: the
+// sentence-initial function words, contractions (I'm, Don't), months and weekdays left out;
+// a line starts a sentence as a full stop does (a list item's "Use ...", "Consider ..."). It is deterministic: the
 // same text gives the same names in the same order.
 package extract
 
@@ -9,6 +10,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 )
+
+// Version changes whenever the same text gives other names, so databases kept for
+// benchmarks are rebuilt (aizk-eval's loadVersion moves with it). 2: contractions, and single
+// words at a line's or a colon's start, are left out; "New" may start a name.
+const Version = 2
 
 // MaxNames bounds the names taken from one text.
 const MaxNames = 32
@@ -30,13 +36,14 @@ var calendar = set(`monday tuesday wednesday thursday friday saturday sunday jan
 march april may june july august september october november december`)
 
 // notNames are capitalised words that are not names on their own: function words that
-// start sentences and pronouns.
+// start sentences and pronouns. Not "new" and "old", which start names (New York, Old
+// Trafford): alone at a sentence's start they are weak, as any single word there is.
 var notNames = set(`a an the this that these those there here it its i we you he she they
 my our your his her their me us him them who what when where why how which while if then
 so but and or nor yet for as at by in on of to from with without about after before during
 since until upon into onto over under between among through across also however although
 though because yes no not all any each every some many most more few both either neither
-one two three four five six seven eight nine ten first second third last next new old is
+one two three four five six seven eight nine ten first second third last next is
 was are were be been being have has had do does did will would shall should can could may
 might must let please thanks thank hello hi dear ok okay today yesterday tomorrow tonight
 mr mrs ms dr st furthermore moreover interestingly therefore thus hence taken notably
@@ -69,12 +76,51 @@ type word struct {
 	capped bool
 }
 
+// contractions are the endings of a pronoun's or verb's contraction (I'm, I've, you'll,
+// we'd, they're, don't): a capitalised word with one is a function word, not a name.
+var contractions = set("m ve ll d re t")
+
+// contraction reports whether w is a function word contracted: its part before the
+// apostrophe a function word (I'm, You'll, It'd) or its ending n't (Don't, Can't).
+func contraction(w string) bool {
+	at := strings.LastIndexAny(w, "'’")
+	if at <= 0 {
+		return false
+	}
+	_, n := utf8.DecodeRuneInString(w[at:])
+	stem, end := strings.ToLower(w[:at]), strings.ToLower(w[at+n:])
+	if !contractions[end] {
+		return false
+	}
+	return notNames[stem] || end == "t" && strings.HasSuffix(stem, "n")
+}
+
 func words(text string) []word {
 	var out []word
 	start := true
-	for _, f := range strings.FieldsFunc(text, unicode.IsSpace) {
-		// Sentence punctuation after the word makes the next word a sentence start.
-		end := strings.ContainsAny(f[len(f)-1:], ".!?")
+	for text != "" {
+		// A line break ends a name and starts a sentence: a list item ("- Use a ...", "1.
+		// Consider ...") or a heading's next line starts with a capital as a sentence does.
+		i := strings.IndexFunc(text, func(r rune) bool { return !unicode.IsSpace(r) })
+		if i < 0 {
+			break
+		}
+		if strings.ContainsRune(text[:i], '\n') && len(out) > 0 {
+			out = append(out, word{})
+			start = true
+		}
+		text = text[i:]
+		j := strings.IndexFunc(text, unicode.IsSpace)
+		if j < 0 {
+			j = len(text)
+		}
+		f := text[:j]
+		text = text[j:]
+		// Sentence punctuation (closing quotes, brackets and emphasis after it allowed) or a
+		// colon after the word makes the next word a sentence start: after a colon a sentence
+		// often follows ("**Fruit tart**: Use a pre-made crust", "Step 2: Keep ...").
+		closed := strings.TrimRight(f, "\"'”’)]*_")
+		end := closed != "" && strings.ContainsAny(closed[len(closed)-1:], ".!?:")
 		notWord := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 		w := strings.TrimFunc(f, notWord)
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
@@ -89,7 +135,8 @@ func words(text string) []word {
 		}
 		if w != "" {
 			r, _ := utf8.DecodeRuneInString(w)
-			out = append(out, word{text: w, start: start, capped: unicode.IsUpper(r) && utf8.RuneCountInString(w) > 1})
+			capped := unicode.IsUpper(r) && utf8.RuneCountInString(w) > 1 && !contraction(w)
+			out = append(out, word{text: w, start: start, capped: capped})
 			start = false
 		}
 		last, _ := utf8.DecodeLastRuneInString(f)
