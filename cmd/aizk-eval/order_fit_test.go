@@ -3,10 +3,14 @@ package main
 import (
 	"errors"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/recall-engine/recall"
 	"github.com/recall-engine/recall/eval"
 	"github.com/recall-engine/recall/internal/command/cli"
+	"github.com/recall-engine/recall/statement"
 )
 
 // TestBalance: each key's queries weigh together what every other key's do, and the weights
@@ -52,5 +56,55 @@ func TestBalance(t *testing.T) {
 	}
 	if err := setBalance(append([]orderQuery(nil), qs...), "speaker"); !errors.Is(err, cli.ErrUsage) {
 		t.Errorf("--balance speaker (no query has it): %v, want a usage error", err)
+	}
+}
+
+// TestSessionTable: the held-out report's session measures, on two questions worked out by
+// hand: each turn stands for its source; a judged turn outside the trace is never found.
+func TestSessionTable(t *testing.T) {
+	t.Parallel()
+	turn := func(id, session string) recall.TraceCandidate {
+		var c recall.TraceCandidate
+		c.ExternalID, c.Source, c.Position = id, &statement.Source{ExternalID: session}, 1
+		return c
+	}
+	cands := []recall.TraceCandidate{turn("a1", "A"), turn("a2", "A"), turn("b1", "B"), turn("c1", "C"), turn("d1", "D"), turn("e1", "E"), turn("f1", "F")}
+	qs := []orderQuery{
+		{tracedQuery: tracedQuery{Qrels: eval.Qrels{"a2": 1, "f1": 1}, Trace: &recall.Trace{Candidates: cands}}},
+		{tracedQuery: tracedQuery{Qrels: eval.Qrels{"b1": 1, "gone": 1}, Trace: &recall.Trace{Candidates: cands}}},
+	}
+	arms := map[string]func(int) []string{
+		// A, B, C, D, E name five sessions before f1: question 0 has one of two sessions in
+		// its first five, question 1 one of two (gone is never found).
+		"bm25 alone": func(int) []string { return []string{"a1", "b1", "a2", "c1", "d1", "e1", "f1"} },
+		// f1 comes second: question 0 has both sessions in its first five.
+		"learned": func(int) []string { return []string{"a1", "f1", "b1", "c1", "d1", "e1", "a2"} },
+	}
+	var b strings.Builder
+	writeSessionMeasures(&b, qs, []int{0, 1}, []string{"bm25 alone", "learned"}, arms)
+	for _, want := range []string{
+		"| bm25 alone | 0.0000 | 1.0000 | 0.5000 |", // all@5 0, 0; any@5 1, 1; all@10 1, 0
+		"| learned | 0.5000 | 1.0000 | 0.5000 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("want a row starting %q in:\n%s", want, b.String())
+		}
+	}
+	// Documents (no places in their sources) have no sessions: no table.
+	docs := slices.Clone(cands)
+	for i := range docs {
+		docs[i].Position = 0
+	}
+	b.Reset()
+	writeSessionMeasures(&b, []orderQuery{{tracedQuery: tracedQuery{Qrels: eval.Qrels{"a1": 1}, Trace: &recall.Trace{Candidates: docs}}}}, []int{0}, []string{"bm25 alone"}, arms)
+	if b.Len() != 0 {
+		t.Errorf("a session table for documents:\n%s", b.String())
+	}
+	// The messages form's judgments are its parents': no session table.
+	qs[0].Parent = map[string]string{"a1": "x"}
+	b.Reset()
+	writeSessionMeasures(&b, qs, []int{0, 1}, []string{"bm25 alone"}, arms)
+	if b.Len() != 0 {
+		t.Errorf("a session table for the messages form:\n%s", b.String())
 	}
 }

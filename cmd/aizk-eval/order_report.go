@@ -102,6 +102,7 @@ func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string
 			}
 			fmt.Fprintf(w, " %.4f | %s |\n", eval.PairedRandomization(per[a][headline], per["bm25 alone"][headline], eval.Trials, 1), strings.Join(ps, " / "))
 		}
+		writeSessionMeasures(w, qs, idx, names, arms)
 		if group == "" {
 			fmt.Fprintln(w)
 			continue
@@ -126,5 +127,53 @@ func writeOrderDetail(w io.Writer, title string, qs []orderQuery, names []string
 			fmt.Fprintf(w, "| %s | %d | %.4f | %.4f | %+.4f | %.4f |\n", g, len(a), mean(a), mean(b), mean(b)-mean(a), eval.PairedRandomization(b, a, eval.Trials, 1))
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// sessionMeasures are LongMemEval's session measures (eval.Sessions) the order reports, the
+// first tested against bm25 alone.
+var sessionMeasures = []string{"session_recall_all@5", "session_recall_any@5", "session_recall_all@10", "session_ndcg_any@10"}
+
+// writeSessionMeasures prints LongMemEval's session measures of each arm over the queries
+// idx, when their candidates are turns of sources (a conversation's sessions) and are judged
+// themselves (not the messages form's parents). A turn's session is its source, as the trace
+// holds it; a judged turn the trace does not hold counts as a session of its own, never
+// found, so the figures are a lower bound of the engine's (which knows every turn's session).
+func writeSessionMeasures(w io.Writer, qs []orderQuery, idx []int, names []string, arms map[string]func(i int) []string) {
+	sessions := make([]eval.Sessions, len(idx))
+	for k, i := range idx {
+		if len(qs[i].Parent) > 0 {
+			return
+		}
+		sessions[k] = eval.Sessions{}
+		for _, c := range qs[i].Trace.Candidates {
+			if c.Source != nil && c.Position > 0 {
+				sessions[k][c.ExternalID] = c.Source.ExternalID
+			}
+		}
+		if len(sessions[k]) == 0 {
+			return
+		}
+	}
+	fmt.Fprintf(w, "\n| arm (sessions: LongMemEval's measures) | %s | p (%s, against bm25 alone) |\n|%s\n",
+		strings.Join(sessionMeasures, " | "), sessionMeasures[0], strings.Repeat(" --- |", len(sessionMeasures)+2))
+	per := map[string]map[string][]float64{}
+	for _, a := range names {
+		per[a] = map[string][]float64{}
+		for k, i := range idx {
+			got := sessions[k].Score(arms[a](i), qs[i].Qrels)
+			for _, mn := range sessionMeasures {
+				per[a][mn] = append(per[a][mn], got[mn])
+			}
+		}
+		fmt.Fprintf(w, "| %s |", a)
+		for _, mn := range sessionMeasures {
+			fmt.Fprintf(w, " %.4f |", mean(per[a][mn]))
+		}
+		if a == "bm25 alone" {
+			fmt.Fprint(w, " |\n")
+			continue
+		}
+		fmt.Fprintf(w, " %.4f |\n", eval.PairedRandomization(per[a][sessionMeasures[0]], per["bm25 alone"][sessionMeasures[0]], eval.Trials, 1))
 	}
 }
