@@ -101,6 +101,12 @@ bench-citus-direct: ## On a kept cluster database (RECALL_BENCH_CITUS_DB), the s
 	RECALL_BENCH_N=$(or $(N),10000) TEST_DATABASE_URL="$$url" TEST_CITUS_URL="$$curl" TEST_CITUS_WORKERS="$$(scripts/citus.sh workers | tr '\n' ' ')" \
 		$(GO) test -timeout 4h -run='^$$' -bench=BenchmarkCitusDirect -benchtime=$(or $(TIMES),40)x ./statement
 
+.PHONY: bench-chat
+bench-chat: ## A long user-assistant chat (N=messages of 100-400 words, default 1200; TIMES questions, default 200): the default plan against the bm25 plan, alternating, p50/p95 and their ratios; written once per server and kept.
+	@url=$$(scripts/db.sh start); \
+	RECALL_BENCH_CHAT_N=$(or $(N),1200) TEST_DATABASE_URL="$$url" $(GO) test -timeout 1h -run='^$$' \
+		-bench=BenchmarkLongChat -benchtime=$(or $(TIMES),200)x -count=$(or $(COUNT),1) .
+
 .PHONY: bench-1m
 bench-1m: ## The statement benchmarks at 1,000,000 memories (first run generates them: tens of minutes).
 	@$(MAKE) --no-print-directory bench-statement N=1000000
