@@ -1,8 +1,9 @@
 // Package extract finds entity names in text without a language model: runs of capitalised
 // words ("Alice Martin", "Port of Lisbon", "NASA"), with possessives trimmed and
 // sentence-initial function words, contractions (I'm, Don't), months and weekdays left out;
-// a line starts a sentence as a full stop does (a list item's "Use ...", "Consider ..."). It is deterministic: the
-// same text gives the same names in the same order.
+// a line break or a colon starts a sentence as a full stop does (a list item's "Use ...",
+// "Tip: Consider ..."). It is deterministic: the same text gives the same names in the same
+// order.
 package extract
 
 import (
