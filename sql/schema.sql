@@ -43,6 +43,8 @@
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.memories_bm25_update() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
+-- FUNCTION recall.memories_distributed() RETURNS boolean LANGUAGE plpgsql STABLE SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
 -- FUNCTION recall.memories_lexemes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/lexemes.sql
 -- FUNCTION recall.memories_relations_follow() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp

@@ -18,6 +18,21 @@
 -- at 0.3): it only orders a term's postings so the lanes read the best few per scope set;
 -- the lanes score their candidates exactly with the caller's settings and statistics. Keys
 -- are locked and upserted in term order so concurrent writers lock in the same order.
+-- Whether recall.memories is distributed (a Citus coordinator after migrations.Distribute):
+-- pg_dist_partition exists only where Citus is installed, so it is read by EXECUTE.
+CREATE OR REPLACE FUNCTION recall.memories_distributed() RETURNS boolean
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  distributed boolean := false;
+BEGIN
+  IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+    EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)'
+      INTO distributed USING 'recall.memories';
+  END IF;
+  RETURN distributed;
+END
+$$;
+
 DROP FUNCTION IF EXISTS recall.bm25_rebuild(bigint[]);
 DROP FUNCTION IF EXISTS recall.bm25_touched(recall.memories[]);
 CREATE OR REPLACE FUNCTION recall.bm25_rebuild(set text[], ids bigint[]) RETURNS void
@@ -57,11 +72,20 @@ BEGIN
     doc_len integer, ndoc_len integer, lexemes tsvector, nlexemes tsvector[],
     passages tsvector[], pdoc_len smallint[]) ON COMMIT DROP;
   TRUNCATE bm25_new;
+  -- The neighbours are read by their source and place. On one server their scope set is
+  -- named by the memory's own row (m.scopes, which is `set`), not by `set`: a plan made for
+  -- the constant estimates a set the statistics have not seen yet (a new scope set, a first
+  -- import) at one row, reads it by the scope set's index, and so read every row of the set
+  -- for each memory: an import's batches grew slower with each one (9 batches of 500 chat
+  -- turns into a second set: 0.46 s to 2.05 s each, against 0.03 s by place;
+  -- TestLexicalUpkeepReadsByPlace). On a distributed Citus schema every relation must be
+  -- named by the constant for the statement to be routed to the set's shard.
+  EXECUTE format($q$
   INSERT INTO bm25_new
   SELECT m.id, m.position IS NOT NULL, m.doc_len,
          coalesce(n.len, 0), m.lexemes, coalesce(n.lexemes, '{}'), p.lexemes, p.lens
     FROM recall.memories m
-    LEFT JOIN recall.sources s ON s.id = m.source_id AND s.scopes = set
+    LEFT JOIN recall.sources s ON s.id = m.source_id AND s.scopes = $1
     -- Each passage read as the memory is (recall.doc_lexemes).
     LEFT JOIN LATERAL (
       SELECT array_agg(v.lexemes ORDER BY b.ord) AS lexemes,
@@ -69,23 +93,18 @@ BEGIN
         FROM unnest(m.passages) WITH ORDINALITY AS b(r, ord)
        CROSS JOIN LATERAL (SELECT recall.doc_lexemes(s.title, substr(m.text, lower(b.r) + 1, upper(b.r) - lower(b.r))) AS lexemes) v
     ) p ON cardinality(m.passages) > 0
-    -- The neighbours by their source and place. Their scope set is named by the memory's own
-    -- (m.scopes, which is `set`), not by `set`: a plan made for the constant estimates the
-    -- rows of a set the statistics have not seen yet (a new scope set, a first import) at
-    -- one, reads them by the scope set's index, and so read every row of the set for each
-    -- memory: an import's batches grew slower with each one (9 batches of 500 chat turns
-    -- into a second set: 0.46 s to 2.05 s each, against 0.03 s by place).
     LEFT JOIN LATERAL (
       SELECT sum(x.doc_len)::int AS len, array_agg(x.lexemes) AS lexemes
         FROM recall.memories x
-       WHERE m.position IS NOT NULL AND x.scopes = m.scopes AND x.source_id = m.source_id
+       WHERE m.position IS NOT NULL AND x.scopes = %1$s AND x.source_id = m.source_id
          AND (x.position IN (m.position - 1, m.position + 1)
               OR x.position IN (m.position - 2, m.position + 2) AND EXISTS (
                 SELECT 1 FROM recall.memories y
-                 WHERE y.scopes = m.scopes AND y.source_id = m.source_id
-                   AND y.position = (m.position + x.position) / 2 AND y.doc_len < short_words))
+                 WHERE y.scopes = %1$s AND y.source_id = m.source_id
+                   AND y.position = (m.position + x.position) / 2 AND y.doc_len < $3))
     ) n ON true
-   WHERE m.scopes = set AND m.id = ANY (ids);
+   WHERE m.scopes = $1 AND m.id = ANY ($2)
+  $q$, CASE WHEN recall.memories_distributed() THEN '$1' ELSE 'm.scopes' END) USING set, ids, short_words;
   INSERT INTO recall.bm25_docs (memory_id, scopes, doc_len, ndoc_len, positioned)
   SELECT b.memory_id, set, b.doc_len, b.ndoc_len, b.positioned FROM bm25_new b;
   INSERT INTO bm25_docs_delta
@@ -281,14 +300,8 @@ $$;
 -- One server: the statement-level triggers. A Citus cluster whose memories are distributed:
 -- the row trigger that notes changes for bm25_flush.
 DO $$
-DECLARE
-  distributed boolean := false;
 BEGIN
-  IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
-    EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)'
-      INTO distributed USING 'recall.memories';
-  END IF;
-  IF distributed THEN
+  IF recall.memories_distributed() THEN
     DROP TRIGGER IF EXISTS memories_bm25_insert ON recall.memories;
     DROP TRIGGER IF EXISTS memories_bm25_delete ON recall.memories;
     DROP TRIGGER IF EXISTS memories_bm25_update ON recall.memories;
