@@ -18,21 +18,6 @@
 -- at 0.3): it only orders a term's postings so the lanes read the best few per scope set;
 -- the lanes score their candidates exactly with the caller's settings and statistics. Keys
 -- are locked and upserted in term order so concurrent writers lock in the same order.
--- Whether recall.memories is distributed (a Citus coordinator after migrations.Distribute):
--- pg_dist_partition exists only where Citus is installed, so it is read by EXECUTE.
-CREATE OR REPLACE FUNCTION recall.memories_distributed() RETURNS boolean
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-  distributed boolean := false;
-BEGIN
-  IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
-    EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)'
-      INTO distributed USING 'recall.memories';
-  END IF;
-  RETURN distributed;
-END
-$$;
-
 DROP FUNCTION IF EXISTS recall.bm25_rebuild(bigint[]);
 DROP FUNCTION IF EXISTS recall.bm25_touched(recall.memories[]);
 CREATE OR REPLACE FUNCTION recall.bm25_rebuild(set text[], ids bigint[]) RETURNS void
@@ -294,6 +279,22 @@ BEGIN
     CONTINUE WHEN r.ids IS NULL;
     PERFORM recall.bm25_rebuild(set, recall.bm25_touched(set, r.ids, r.sources, r.places));
   END LOOP;
+END
+$$;
+
+-- Whether recall.memories is distributed (a Citus coordinator after migrations.Distribute):
+-- pg_dist_partition exists only where Citus is installed, so it is read by EXECUTE. bm25_rebuild
+-- and the triggers below ask it.
+CREATE OR REPLACE FUNCTION recall.memories_distributed() RETURNS boolean
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  distributed boolean := false;
+BEGIN
+  IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+    EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)'
+      INTO distributed USING 'recall.memories';
+  END IF;
+  RETURN distributed;
 END
 $$;
 
