@@ -102,10 +102,13 @@ func BenchmarkFirstRecall(b *testing.B) {
 	}
 }
 
-func median(d []time.Duration) time.Duration {
+func median(d []time.Duration) time.Duration { return percentile(d, 0.5) }
+
+// percentile is the f-th quantile of d (0 <= f < 1): the value at index f * len(d) in order.
+func percentile(d []time.Duration, f float64) time.Duration {
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	return s[min(len(s)-1, int(f*float64(len(s))))]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -131,17 +134,12 @@ func runRecalls(b *testing.B, e *recall.Engine, c *synth.Corpus) {
 		acc = append(acc, p.Timings.Access)
 		i++
 	}
-	q := func(lat []time.Duration, f float64) time.Duration {
-		s := append([]time.Duration(nil), lat...)
-		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-		return s[min(len(s)-1, int(f*float64(len(s))))]
-	}
-	b.ReportMetric(ms(q(total, 0.5)), "p50_ms")
-	b.ReportMetric(ms(q(total, 0.95)), "p95_ms")
-	b.ReportMetric(ms(q(st, 0.5)), "statement_p50_ms")
-	b.ReportMetric(ms(q(emb, 0.5)), "embed_p50_ms")
-	b.ReportMetric(ms(q(rr, 0.5)), "rerank_p50_ms")
-	b.ReportMetric(ms(q(acc, 0.5)), "access_p50_ms")
+	b.ReportMetric(ms(percentile(total, 0.5)), "p50_ms")
+	b.ReportMetric(ms(percentile(total, 0.95)), "p95_ms")
+	b.ReportMetric(ms(percentile(st, 0.5)), "statement_p50_ms")
+	b.ReportMetric(ms(percentile(emb, 0.5)), "embed_p50_ms")
+	b.ReportMetric(ms(percentile(rr, 0.5)), "rerank_p50_ms")
+	b.ReportMetric(ms(percentile(acc, 0.5)), "access_p50_ms")
 }
 
 // BenchmarkRecall: Recall end to end (embed, statement, merit order, budget walk, access

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"testing"
 	"time"
 
@@ -88,19 +87,14 @@ func BenchmarkLongChat(b *testing.B) {
 		}
 		i++
 	}
-	pct := func(d []time.Duration, f float64) time.Duration {
-		s := append([]time.Duration(nil), d...)
-		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-		return s[min(len(s)-1, int(f*float64(len(s))))]
-	}
 	for a, arm := range arms {
-		b.ReportMetric(ms(pct(lat[a], 0.5)), arm.name+"_p50_ms")
-		b.ReportMetric(ms(pct(lat[a], 0.95)), arm.name+"_p95_ms")
+		b.ReportMetric(ms(percentile(lat[a], 0.5)), arm.name+"_p50_ms")
+		b.ReportMetric(ms(percentile(lat[a], 0.95)), arm.name+"_p95_ms")
 	}
-	b.ReportMetric(float64(pct(lat[0], 0.5))/float64(pct(lat[1], 0.5)), "p50_x_bm25")
-	b.ReportMetric(float64(pct(lat[0], 0.95))/float64(pct(lat[1], 0.95)), "p95_x_bm25")
+	b.ReportMetric(float64(percentile(lat[0], 0.5))/float64(percentile(lat[1], 0.5)), "p50_x_bm25")
+	b.ReportMetric(float64(percentile(lat[0], 0.95))/float64(percentile(lat[1], 0.95)), "p95_x_bm25")
 	for s, name := range []string{"statement", "order", "pack", "rest"} {
-		b.ReportMetric(ms(pct(stages[s], 0.95)), name+"_p95_ms")
+		b.ReportMetric(ms(percentile(stages[s], 0.95)), name+"_p95_ms")
 	}
 	b.ReportMetric(float64(found)/float64(i), "found_in_10")
 }
