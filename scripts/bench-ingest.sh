@@ -2,8 +2,11 @@
 # bench-ingest.sh N BIN [BIN...]: the ingest rate of `recall ingest` on chat turns, each
 # binary against the others in one run (BENCHMARKS.md).
 #
-# Writes the first N turns of LongMemEval dev (../shared/data/longmemeval-s, read where it is,
-# never copied into the checkout) as turns JSONL, then for each of ROUNDS rounds (default 2)
+# Writes the first N turns of LongMemEval dev (../shared/data/longmemeval-s: long user and
+# assistant turns), or with N given as locomo:K LoCoMo dev's turns K times over
+# (../shared/data/locomo-dev: short messages between two people, each copy its own sessions),
+# read where they are and never copied into the checkout, as turns JSONL in a temporary
+# directory; then for each of ROUNDS rounds (default 2)
 # and each BIN in turn: a fresh database on the private server (scripts/db.sh), `recall
 # migrate up`, `recall ingest FILE --scope s1`, then the same file again into scope set s2
 # beside it (a second set: the tables already hold rows). Prints each ingest's summary line
@@ -11,15 +14,38 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-n=${1:?usage: bench-ingest.sh N BIN [BIN...]}
+n=${1:?usage: bench-ingest.sh N|locomo:K BIN [BIN...]}
 shift
 [ $# -gt 0 ] || { echo "bench-ingest.sh: give at least one recall binary" >&2; exit 2; }
-data=${LONGMEMEVAL_DEV:-$root/../shared/data/longmemeval-s/longmemeval_s_dev.json}
-[ -r "$data" ] || { echo "bench-ingest.sh: $data is not readable (set LONGMEMEVAL_DEV)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 - "$data" "$n" "$work/turns.jsonl" <<'EOF'
+case $n in
+locomo:*)
+	times=${n#locomo:}
+	[[ $times =~ ^[1-9][0-9]*$ ]] || { echo "bench-ingest.sh: locomo:K wants a count K >= 1, not '$times'" >&2; exit 2; }
+	data=${LOCOMO_DEV:-$root/../shared/data/locomo-dev/corpus.jsonl}
+	[ -r "$data" ] || { echo "bench-ingest.sh: $data is not readable (set LOCOMO_DEV)" >&2; exit 2; }
+	python3 - "$data" "$times" "$work/turns.jsonl" <<'EOF'
+import json, sys
+from datetime import datetime
+src, times, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = [json.loads(l) for l in open(src)]
+with open(out, "w") as f:
+    for copy in range(times):
+        for r in rows:
+            md = r["metadata"]
+            # "1:56 pm on 8 May, 2023" -> "2023-05-08 13:56"
+            when = datetime.strptime(md["date_time"].replace(" on ", " "), "%I:%M %p %d %B, %Y")
+            f.write(json.dumps({"speaker": md["speaker"], "text": r["text"], "date": when.strftime("%Y-%m-%d %H:%M"),
+                                "conversation": "%d/%s/%s" % (copy, md["conv"], md["session"])}) + "\n")
+EOF
+	;;
+*)
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-ingest.sh: N wants a count >= 1 or locomo:K, not '$n'" >&2; exit 2; }
+	data=${LONGMEMEVAL_DEV:-$root/../shared/data/longmemeval-s/longmemeval_s_dev.json}
+	[ -r "$data" ] || { echo "bench-ingest.sh: $data is not readable (set LONGMEMEVAL_DEV)" >&2; exit 2; }
+	python3 - "$data" "$n" "$work/turns.jsonl" <<'EOF'
 import json, sys
 src, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 written = 0
@@ -37,6 +63,8 @@ with open(out, "w") as f:
                                     "conversation": q["question_id"] + "/" + sid}) + "\n")
                 written += 1
 EOF
+	;;
+esac
 
 admin=$("$root/scripts/db.sh" start | tail -1)
 base=${admin%/*}

@@ -79,6 +79,8 @@
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.scope_tokens(text[],text[]) RETURNS text[] LANGUAGE sql IMMUTABLE
 --   body: sql/lanes/entity_probe.sql
+-- FUNCTION recall.set_test() RETURNS text LANGUAGE sql STABLE SET search_path=pg_catalog, pg_temp
+--   body: sql/write/bm25.sql
 -- FUNCTION recall.shard_placement(text[]) RETURNS TABLE(tbl text, shard text, nodename text, nodeport integer) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/lanes/local_shard.sql
 -- FUNCTION recall.sources_title_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
@@ -431,8 +433,7 @@ CREATE INDEX memories_occurred_end_idx ON recall.memories USING btree (occurred_
 CREATE INDEX memories_occurred_idx ON recall.memories USING btree (occurred_start, id);
 CREATE INDEX memories_scope_refers_idx ON recall.memories USING btree (scope_key, refers_start, id) WHERE (refers_start IS NOT NULL);
 CREATE INDEX memories_scope_time_idx ON recall.memories USING btree (scope_key, occurred_start, id);
-CREATE INDEX memories_source_idx ON recall.memories USING btree (source_id);
-CREATE INDEX memories_source_position_idx ON recall.memories USING btree (source_id, "position") WHERE ("position" IS NOT NULL);
+CREATE INDEX memories_source_place_idx ON recall.memories USING btree (source_id, "position");
 CREATE INDEX memories_superseded_idx ON recall.memories USING btree (superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memories_tags_idx ON recall.memories USING gin (tags);
 CREATE INDEX memories_text_key_idx ON recall.memories USING btree (scopes, md5(recall.text_key(text))) WHERE ("position" IS NULL);

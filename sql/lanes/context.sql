@@ -34,9 +34,9 @@ context_scored AS MATERIALIZED (
 context_top AS MATERIALIZED (
   SELECT id, score FROM context_scored ORDER BY score DESC, id LIMIT @context_k::int
 ),
--- The turn after is read in a subquery ordered by place, which keeps it a probe of
--- memories_source_position_idx: joined directly, it was planned as a scan of the source's
--- memories by memories_source_idx (28 us a question on LoCoMo, 7 by the place).
+-- The turn after is read in a subquery ordered by place, which keeps it a probe of the
+-- (source, place) index: joined directly, it was planned as a scan of the source's memories
+-- (28 us a question on LoCoMo, 7 by the place, when a second index by source alone existed).
 context_handoff AS (
   SELECT n.id, q.id AS question, @context_handoff::float8 * c.score AS score
   FROM context_top c

@@ -57,39 +57,41 @@ BEGIN
     doc_len integer, ndoc_len integer, lexemes tsvector, nlexemes tsvector[],
     passages tsvector[], pdoc_len smallint[]) ON COMMIT DROP;
   TRUNCATE bm25_new;
-  -- The neighbours are read by their source and place. On one server their scope set is
-  -- named by the memory's own row (m.scopes, which is `set`), not by `set`: a plan made for
-  -- the constant estimates a set the statistics have not seen yet (a new scope set, a first
-  -- import) at one row, reads it by the scope set's index, and so read every row of the set
-  -- for each memory: an import's batches grew slower with each one (9 batches of 500 chat
-  -- turns into a second set: 0.46 s to 2.05 s each, against 0.03 s by place;
-  -- TestLexicalUpkeepReadsByPlace). On a distributed Citus schema every relation must be
-  -- named by the constant for the statement to be routed to the set's shard.
+  -- The batch is read by id and its neighbours by their source and place, whatever the
+  -- statistics say of the scope set. Planned for a set they have not seen (a new tenant's first
+  -- import, before any ANALYZE), the set is estimated at a handful of rows and read by its
+  -- index: once a batch for the batch, once a memory for its neighbours, so an import's
+  -- batches grew slower one after another (9 batches of 500 chat turns into a new set: the
+  -- neighbours 0.46 s to 2.05 s each, against 0.03 s by place; TestLexicalUpkeepReadsByPlace).
+  -- On one server the set is tested with IS NOT DISTINCT FROM, the same test on these NOT NULL
+  -- columns, which no index answers (and a source's memories share its set: the foreign key
+  -- holds the pair). On a distributed Citus schema every relation is named by `= $1` for the
+  -- statement to be routed to the set's shard.
   EXECUTE format($q$
   INSERT INTO bm25_new
   SELECT m.id, m.position IS NOT NULL, m.doc_len,
          coalesce(n.len, 0), m.lexemes, coalesce(n.lexemes, '{}'), p.lexemes, p.lens
     FROM recall.memories m
-    LEFT JOIN recall.sources s ON s.id = m.source_id AND s.scopes = $1
-    -- Each passage read as the memory is (recall.doc_lexemes).
+    -- Each passage read as the memory is (recall.doc_lexemes), with its source's title.
     LEFT JOIN LATERAL (
       SELECT array_agg(v.lexemes ORDER BY b.ord) AS lexemes,
              array_agg(least(recall.doc_length(v.lexemes), 32767)::smallint ORDER BY b.ord) AS lens
-        FROM unnest(m.passages) WITH ORDINALITY AS b(r, ord)
-       CROSS JOIN LATERAL (SELECT recall.doc_lexemes(s.title, substr(m.text, lower(b.r) + 1, upper(b.r) - lower(b.r))) AS lexemes) v
+        FROM (SELECT s.title FROM recall.sources s WHERE s.id = m.source_id AND s.scopes %1$s $1) t
+       RIGHT JOIN unnest(m.passages) WITH ORDINALITY AS b(r, ord) ON true
+       CROSS JOIN LATERAL (SELECT recall.doc_lexemes(t.title, substr(m.text, lower(b.r) + 1, upper(b.r) - lower(b.r))) AS lexemes) v
     ) p ON cardinality(m.passages) > 0
     LEFT JOIN LATERAL (
       SELECT sum(x.doc_len)::int AS len, array_agg(x.lexemes) AS lexemes
         FROM recall.memories x
-       WHERE m.position IS NOT NULL AND x.scopes = %1$s AND x.source_id = m.source_id
-         AND (x.position IN (m.position - 1, m.position + 1)
-              OR x.position IN (m.position - 2, m.position + 2) AND EXISTS (
+       WHERE m.position IS NOT NULL AND x.scopes %1$s $1 AND x.source_id = m.source_id
+         AND x.position = ANY (ARRAY[m.position - 2, m.position - 1, m.position + 1, m.position + 2])
+         AND (x.position IN (m.position - 1, m.position + 1) OR EXISTS (
                 SELECT 1 FROM recall.memories y
-                 WHERE y.scopes = %1$s AND y.source_id = m.source_id
+                 WHERE y.scopes %1$s $1 AND y.source_id = m.source_id
                    AND y.position = (m.position + x.position) / 2 AND y.doc_len < $3))
     ) n ON true
-   WHERE m.scopes = $1 AND m.id = ANY ($2)
-  $q$, CASE WHEN recall.memories_distributed() THEN '$1' ELSE 'm.scopes' END) USING set, ids, short_words;
+   WHERE m.scopes %1$s $1 AND m.id = ANY ($2)
+  $q$, recall.set_test()) USING set, ids, short_words;
   INSERT INTO recall.bm25_docs (memory_id, scopes, doc_len, ndoc_len, positioned)
   SELECT b.memory_id, set, b.doc_len, b.ndoc_len, b.positioned FROM bm25_new b;
   INSERT INTO bm25_docs_delta
@@ -180,15 +182,20 @@ DECLARE
   -- plpgsql, not sql: Citus cannot plan a SQL function's parameters in a distributed query.
   out bigint[];
 BEGIN
-  SELECT coalesce(array_agg(DISTINCT x.id ORDER BY x.id), '{}') INTO out
+  -- By source and place, whatever the statistics say of the set (recall.set_test), the
+  -- places as one array the (source, place) index answers, not a list the planner may
+  -- test row by row over the whole source.
+  EXECUTE format($q$
+  SELECT coalesce(array_agg(DISTINCT x.id ORDER BY x.id), '{}')
   FROM (
-    SELECT r.id FROM unnest(ids) r(id)
+    SELECT r.id FROM unnest($2) r(id)
     UNION ALL
-    SELECT n.id FROM unnest(sources, places) r(source_id, position)
-    JOIN recall.memories n ON n.scopes = set AND n.source_id = r.source_id
-     AND n.position IN (r.position - 2, r.position - 1, r.position + 1, r.position + 2)
+    SELECT n.id FROM unnest($3, $4) r(source_id, position)
+    JOIN recall.memories n ON n.scopes %1$s $1 AND n.source_id = r.source_id
+     AND n.position = ANY (ARRAY[r.position - 2, r.position - 1, r.position + 1, r.position + 2])
     WHERE r.position IS NOT NULL
-  ) x;
+  ) x
+  $q$, recall.set_test()) INTO out USING set, ids, sources, places;
   RETURN out;
 END
 $$;
@@ -283,7 +290,7 @@ END
 $$;
 
 -- Whether recall.memories is distributed (a Citus coordinator after migrations.Distribute):
--- pg_dist_partition exists only where Citus is installed, so it is read by EXECUTE. bm25_rebuild
+-- pg_dist_partition exists only where Citus is installed, so it is read by EXECUTE. set_test
 -- and the triggers below ask it.
 CREATE OR REPLACE FUNCTION recall.memories_distributed() RETURNS boolean
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
@@ -296,6 +303,17 @@ BEGIN
   END IF;
   RETURN distributed;
 END
+$$;
+
+-- How the lexical upkeep tests a row's scope set when it reads memories by id or by place:
+-- "=" on a distributed Citus schema (a statement is routed to a set's shard by `scopes =` a
+-- constant), else "IS NOT DISTINCT FROM", the same test on a NOT NULL column, which no index
+-- answers: the planner then reads the rows by id or by source and place, not by the set's
+-- index, which it prefers for a set the statistics have not seen yet (estimated at a handful
+-- of rows, read whole). bm25_rebuild and bm25_touched splice it into their statements.
+CREATE OR REPLACE FUNCTION recall.set_test() RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+  SELECT CASE WHEN recall.memories_distributed() THEN '=' ELSE 'IS NOT DISTINCT FROM' END
 $$;
 
 -- One server: the statement-level triggers. A Citus cluster whose memories are distributed:
