@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -383,5 +384,57 @@ func TestRelationEvidenceStoredOrInBatch(t *testing.T) {
 	want := []string{"a>b:old2", "a>c:new", "b>a:-", "b>c:old1", "c>a:old2"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("relations %v, want %v", got, want)
+	}
+}
+
+// TestWriteStoresEmbeddingsExactly: each memory's stored embedding is the one it was given
+// (normalized), or its text's embedding, value for value (the text form the writer sends
+// holds each float32 exactly), whichever memories of the batch are skipped as duplicates
+// between them.
+func TestWriteStoresEmbeddingsExactly(t *testing.T) {
+	t.Parallel()
+	db, e := newWriteEngine(t)
+	ctx := context.Background()
+	member := recall.User{ID: "u", Read: []string{"s"}, Write: []string{"s"}}
+	rng := rand.New(rand.NewPCG(7, 11))
+	given := func() []float32 {
+		v := make([]float32, 256)
+		for i := range v {
+			v[i] = rng.Float32()*2 - 1
+		}
+		return v
+	}
+	a, c := given(), given()
+	b := recall.Batch{Duplicates: "skip", Memories: []recall.Memory{
+		{ID: "a", Text: "the ferry leaves at nine", Embedding: a},
+		{ID: "b", Text: "The ferry leaves at nine!"}, // restates a: skipped
+		{ID: "c", Text: "the bakery opens at seven", Embedding: c},
+		{ID: "d", Text: "the museum closes on mondays"},
+	}}
+	if _, err := e.Write(ctx, member, b); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.Embedder().Embed(ctx, []string{"the museum closes on mondays"}, embed.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]float32{"a": embed.Normalize(a), "c": embed.Normalize(c), "d": d[0]}
+	rows, err := db.Owner.Query(ctx, `SELECT external_id, embedding::real[] FROM recall.memories ORDER BY external_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]float32{}
+	var id string
+	var v []float32
+	if _, err := pgx.ForEachRow(rows, []any{&id, &v}, func() error { got[id] = slices.Clone(v); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("stored %d memories (%v), want a, c and d", len(got), slices.Sorted(maps.Keys(got)))
+	}
+	for id, w := range want {
+		if !slices.Equal(got[id], w) {
+			t.Errorf("memory %s: stored embedding differs from the one written (first values %v, want %v)", id, got[id][:3], w[:3])
+		}
 	}
 }
