@@ -70,7 +70,7 @@ func ExampleEngine_Trace() {
 	//   mention   rank   2  score     1.3122  adds 0.025000
 	//   title     not found
 	//   context   rank   1  score     6.7982  adds 0.333333
-	//   learned order hashing-v9: score 7.1698 = +1.1327 doc_lane_context (0.333) +1.1312 doc_bm25_rel (1) +1.0791 doc_lane_bm25 (0.333) +0.7472 doc_cover_idf (1) +0.6939 doc_best (0.333) and 9 more
+	//   learned order hashing-v10: score 7.1473 = +1.1647 doc_bm25_rel (1) +1.1322 doc_lane_context (0.333) +1.0791 doc_lane_bm25 (0.333) +0.7154 doc_best (0.333) +0.7008 doc_cover_idf (1) and 11 more
 	//   not reranked, merit #1
 	//   packed (20 tokens)
 	// packed 2, accesses recorded 0

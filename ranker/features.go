@@ -57,31 +57,33 @@ var baseFeatures = func() []string {
 		out = append(out, "lane_"+l.String())
 	}
 	return append(out,
-		"best",          // 1 / (rrf_k + its best rank in any lane)
-		"lanes",         // how many lanes found it
-		"bm25_rel",      // its bm25 score over the best bm25 score among the candidates
-		"context_rel",   // the same for the context lane
-		"vector_sim",    // its cosine similarity with the question (0 when the vector lane did not find it)
-		"speaker_named", // 1 when the question names its speaker
-		"other_named",   // 1 when it has a speaker, the question names a speaker of the candidates, and not this one
-		"cover",         // the share of the question's words its text holds
-		"question",      // 1 when its text asks a question
-		"log_len",       // ln(1 + its words)
-		"nb_best",       // its strongest neighbour: 1 / (rrf_k + that one's best bm25 or context rank)
-		"nb_question",   // 1 when the place before it, among the candidates, asks a question
-		"cover_idf",     // cover, each word weighted by its rarity among the candidates: ln(1 + K / (1 + candidates holding it))
-		"title_cover",   // the share of the question's words its source's title holds (0 without a title)
-		"pairs",         // the share of the question's adjacent word pairs it holds adjacent, in order
-		"same_best",     // its speaker's place two before or after it (same speaker, or both without one): 1 / (rrf_k + that one's best bm25 or context rank)
-		"echo_prev",     // the share of the question's words it holds that the place just before it, said by someone else, held first
-		"echoed_next",   // the share of the question's words it holds that the place just after it, said by someone else, says again
-		"newer",         // where its time falls among the head's: 0 the oldest, 1 the newest (0 without a time, or when all share one)
-		"longer_prev",   // ln(1 + its words) - ln(1 + the words of the place just before it, said by someone else)
-		"longer_next",   // the same against the place just after it, said by someone else
-		"opener",        // 1 when it is the first place of its source: what opens a conversation (a greeting, or the need a user brings an assistant)
-		"src_best",      // its source's strongest other candidate in the head: 1 / (rrf_k + that one's best bm25 or context rank)
-		"self_talk",     // how much its speaker speaks of themself (I, my) in the head's candidates, over the most any speaker there does (0 without a speaker)
-		"self_talk_you", // self_talk when the question asks what "you" said ("you mentioned", "remind me"), 0 otherwise
+		"best",           // 1 / (rrf_k + its best rank in any lane)
+		"lanes",          // how many lanes found it
+		"bm25_rel",       // its bm25 score over the best bm25 score among the candidates
+		"context_rel",    // the same for the context lane
+		"vector_sim",     // its cosine similarity with the question (0 when the vector lane did not find it)
+		"speaker_named",  // 1 when the question names its speaker
+		"other_named",    // 1 when it has a speaker, the question names a speaker of the candidates, and not this one
+		"cover",          // the share of the question's words its text holds
+		"question",       // 1 when its text asks a question
+		"log_len",        // ln(1 + its words)
+		"nb_best",        // its strongest neighbour: 1 / (rrf_k + that one's best bm25 or context rank)
+		"nb_question",    // 1 when the place before it, among the candidates, asks a question
+		"cover_idf",      // cover, each word weighted by its rarity among the candidates: ln(1 + K / (1 + candidates holding it))
+		"title_cover",    // the share of the question's words its source's title holds (0 without a title)
+		"pairs",          // the share of the question's adjacent word pairs it holds adjacent, in order
+		"same_best",      // its speaker's place two before or after it (same speaker, or both without one): 1 / (rrf_k + that one's best bm25 or context rank)
+		"echo_prev",      // the share of the question's words it holds that the place just before it, said by someone else, held first
+		"echoed_next",    // the share of the question's words it holds that the place just after it, said by someone else, says again
+		"newer",          // where its time falls among the head's: 0 the oldest, 1 the newest (0 without a time, or when all share one)
+		"longer_prev",    // ln(1 + its words) - ln(1 + the words of the place just before it, said by someone else)
+		"longer_next",    // the same against the place just after it, said by someone else
+		"opener",         // 1 when it is the first place of its source: what opens a conversation (a greeting, or the need a user brings an assistant)
+		"src_best",       // its source's strongest other candidate in the head: 1 / (rrf_k + that one's best bm25 or context rank)
+		"self_talk",      // how much its speaker speaks of themself (I, my) in the head's candidates, over the most any speaker there does (0 without a speaker)
+		"self_talk_you",  // self_talk when the question asks what "you" said ("you mentioned", "remind me"), 0 otherwise
+		"quantity",       // 1 when its text states a quantity (a digit, a number word but "one")
+		"quantity_count", // quantity when the question asks for a count or an amount ("how many", "in total"), 0 otherwise
 	)
 }()
 
@@ -142,6 +144,7 @@ type extractor struct {
 	srcTop              map[int64][2]int   // per source, its two strongest candidates by lexical (-1: none)
 	selfTalk            map[string]float64 // per speaker, self_talk
 	asksYou             bool               // the question asks what "you" said
+	asksCount           bool               // the question asks for a count or an amount
 	named               bool               // the question names a speaker of the head
 	oldest, newest      time.Time          // the head's times (zero without any)
 }
@@ -191,7 +194,7 @@ func newExtractor(question string, head []statement.Candidate, rrfK float64) *ex
 		}
 		ex.srcTop[c.Source.ID] = top
 	}
-	ex.selfTalk, ex.asksYou = selfTalk(selfWords, speakerWords), asksYou(question)
+	ex.selfTalk, ex.asksYou, ex.asksCount = selfTalk(selfWords, speakerWords), asksYou(question), asksCount(question)
 	ex.qList = slices.Sorted(maps.Keys(ex.qTerms))
 	for _, t := range ex.qList {
 		ex.idf[t] = math.Log(1 + float64(len(head))/float64(1+df[t]))
@@ -259,6 +262,12 @@ func (ex *extractor) words(x []float64, i int) {
 		x[index["question"]] = 1
 	}
 	x[index["log_len"]] = math.Log(1 + float64(ex.fields[i]))
+	if quantity(c.Text) {
+		x[index["quantity"]] = 1
+		if ex.asksCount {
+			x[index["quantity_count"]] = 1
+		}
+	}
 	if c.Speaker != "" {
 		x[index["self_talk"]] = ex.selfTalk[c.Speaker]
 		if ex.asksYou {

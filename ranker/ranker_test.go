@@ -73,7 +73,8 @@ func TestExtract(t *testing.T) {
 			"longer_prev": math.Log(8) - math.Log(9), "longer_next": math.Log(8) - math.Log(5), // d, Ana's, has 4 fields
 			"src_best": 1.0 / 3}, // a (bm25 #1)
 		{"lane_mention": 1.0 / 7, "best": 1.0 / 7, "lanes": 1, "cover": 0.25, "log_len": math.Log(6), "nb_best": 1.0 / 9, "title_cover": 0.5,
-			"newer": 1, "longer_prev": math.Log(6) - math.Log(5), "src_best": 1.0 / 3}, // c has no speaker: d, Ana's, is someone else's
+			"newer": 1, "longer_prev": math.Log(6) - math.Log(5), "src_best": 1.0 / 3, // c has no speaker: d, Ana's, is someone else's
+			"quantity": 1}, // "nine"; the question asks no count, so no quantity_count
 		{"lane_bm25": 1.0 / 4, "best": 1.0 / 4, "lanes": 1, "bm25_rel": 0.5, "cover": 0.5, "log_len": math.Log(10), "pairs": 1.0 / 3},
 		// d: its neighbours are b (context #1) and c; the same speaker's place two before is a
 		// (bm25 #1, context #2), as d is a's two after; b's place two after is c, who has no

@@ -2,7 +2,6 @@ package ranker
 
 import (
 	"strings"
-	"unicode"
 )
 
 // A speaker's role, read from what the head's candidates say rather than from its name: in a
@@ -43,7 +42,7 @@ var saidVerbs = map[string]bool{"told": true, "said": true, "gave": true, "made"
 // than "remembered": asking whether one remembers asks for what was said to one), or "remind
 // me".
 func asksYou(question string) bool {
-	w := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	w := lowerWords(question)
 	for i, s := range w {
 		if s == "remind" && i+1 < len(w) && w[i+1] == "me" {
 			return true
