@@ -19,8 +19,7 @@ func asksCount(question string) bool {
 		}
 		switch {
 		case s == "how" && (next == "many" || next == "much"),
-			s == "in" && next == "total",
-			s == "total", s == "altogether", s == "combined",
+			s == "total", s == "altogether", s == "combined", // "in total", "the total number"
 			s == "number" && next == "of":
 			return true
 		}
