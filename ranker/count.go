@@ -66,8 +66,3 @@ func quantity(text string) bool {
 	}
 	return end()
 }
-
-// lowerWords are text's words, lowered: runs of letters and apostrophes.
-func lowerWords(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
-}

@@ -162,6 +162,11 @@ func words(text string) map[string]bool {
 	return out
 }
 
+// lowerWords are text's words, lowered: runs of letters and apostrophes.
+func lowerWords(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+}
+
 // speakerNamed reports whether the question's words name speaker: every word of a one-word
 // name, or the first or last word of a longer one.
 func speakerNamed(q map[string]bool, speaker string) bool {
