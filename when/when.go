@@ -36,32 +36,43 @@ const count = `(\d{1,3}|a couple of|a couple|couple of|a few|an|a|one|two|three|
 
 const month = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
 
-// The expressions, most specific first; each regexp is matched against the lowered question.
+// anyDigit in a rule's need stands for any of the digits 0-9.
+const anyDigit = "0-9"
+
+// monthHeads are the first three letters of every month's names, which month matches.
+var monthHeads = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+
+// The expressions, most specific first; each regexp is matched against the lowered question,
+// and only when the question holds one of its need (words every match of it holds), so
+// that the text of a write, most of which names no time, costs a few substring tests
+// instead of a backtracking match of every rule (TestParseNeeds holds them to the
+// regexps).
 var rules = []struct {
+	need  []string
 	re    *regexp.Regexp
 	parse func(m []string, now time.Time) (time.Time, time.Time, bool)
 }{
-	{regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{anyDigit}, regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		return day(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), now)
 	}},
-	{regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?` + month + `,? (\d{4})\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{anyDigit}, regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?` + month + `,? (\d{4})\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		return day(atoi(m[3]), months[m[2]], atoi(m[1]), now)
 	}},
-	{regexp.MustCompile(`\b` + month + ` (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{anyDigit}, regexp.MustCompile(`\b` + month + ` (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		return day(atoi(m[3]), months[m[1]], atoi(m[2]), now)
 	}},
-	{regexp.MustCompile(`\b` + month + `,? (\d{4})\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{anyDigit}, regexp.MustCompile(`\b` + month + `,? (\d{4})\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		return monthOf(atoi(m[2]), months[m[1]], now)
 	}},
-	{regexp.MustCompile(`\byesterday\b`), func(_ []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{"yesterday"}, regexp.MustCompile(`\byesterday\b`), func(_ []string, now time.Time) (time.Time, time.Time, bool) {
 		d := midnight(now).AddDate(0, 0, -1)
 		return d, d.AddDate(0, 0, 1), true
 	}},
-	{regexp.MustCompile(`\btoday\b`), func(_ []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{"today"}, regexp.MustCompile(`\btoday\b`), func(_ []string, now time.Time) (time.Time, time.Time, bool) {
 		d := midnight(now)
 		return d, d.AddDate(0, 0, 1), true
 	}},
-	{regexp.MustCompile(`\b(last|this|past) weekend\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{"weekend"}, regexp.MustCompile(`\b(last|this|past) weekend\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		// The Saturday and Sunday before now (this weekend: the coming or current one).
 		d := midnight(now)
 		back := (int(d.Weekday()) + 1) % 7 // days since the last Saturday
@@ -75,20 +86,20 @@ var rules = []struct {
 	}},
 	// "the past month" and "the last three weeks" end now: the span up to the question, not
 	// the calendar month or weeks before the current one ("last month", "last week").
-	{regexp.MustCompile(`\b(past|last) ` + count + ` (day|week|month|year)s\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{"day", "week", "month", "year"}, regexp.MustCompile(`\b(past|last) ` + count + ` (day|week|month|year)s\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		return upTo(m[3], amount(m[2]), now)
 	}},
-	{regexp.MustCompile(`\bpast (week|month|year)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{"past"}, regexp.MustCompile(`\bpast (week|month|year)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		return upTo(m[1], 1, now)
 	}},
-	{regexp.MustCompile(`\b(last|this|next) (week|month|year)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{"week", "month", "year"}, regexp.MustCompile(`\b(last|this|next) (week|month|year)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		step := map[string]int{"last": -1, "this": 0, "next": 1}[m[1]]
 		return unit(m[2], step, now)
 	}},
-	{regexp.MustCompile(`\b` + count + ` (day|week|month|year)s? ago\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{"ago"}, regexp.MustCompile(`\b` + count + ` (day|week|month|year)s? ago\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		return unit(m[2], -amount(m[1]), now)
 	}},
-	{regexp.MustCompile(`\blast ` + month + `\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{"last"}, regexp.MustCompile(`\blast ` + month + `\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		// The most recent such month before the current one.
 		y := now.Year()
 		if months[m[1]] >= now.Month() {
@@ -96,7 +107,7 @@ var rules = []struct {
 		}
 		return monthOf(y, months[m[1]], now)
 	}},
-	{regexp.MustCompile(`\b(?:in|during|since|by|early|late|mid|of) ` + month + `\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{monthHeads, regexp.MustCompile(`\b(?:in|during|since|by|early|late|mid|of) ` + month + `\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		// A month without a year: its most recent occurrence up to now.
 		y := now.Year()
 		if months[m[1]] > now.Month() {
@@ -104,7 +115,7 @@ var rules = []struct {
 		}
 		return monthOf(y, months[m[1]], now)
 	}},
-	{regexp.MustCompile(`\b(?:in|during|since|of|year) (1[89]\d\d|2[01]\d\d)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
+	{[]string{anyDigit}, regexp.MustCompile(`\b(?:in|during|since|of|year) (1[89]\d\d|2[01]\d\d)\b`), func(m []string, now time.Time) (time.Time, time.Time, bool) {
 		y := time.Date(atoi(m[1]), 1, 1, 0, 0, 0, 0, now.Location())
 		return y, y.AddDate(1, 0, 0), true
 	}},
@@ -114,10 +125,19 @@ var rules = []struct {
 // whether it found one. Of expressions that start at the same place the most specific wins
 // ("7 July, 2023" over "July, 2023").
 func Parse(question string, now time.Time) (Window, bool) {
+	return parse(question, now, true)
+}
+
+// parse is Parse, each rule tried only when the question holds one of its need if needed.
+func parse(question string, now time.Time, needed bool) (Window, bool) {
 	q := strings.ToLower(question)
+	digits := strings.ContainsAny(q, "0123456789")
 	best := Window{}
 	at := -1
 	for _, r := range rules {
+		if needed && !holdsOne(q, digits, r.need) {
+			continue
+		}
 		loc := r.re.FindStringSubmatchIndex(q)
 		if loc == nil {
 			continue
@@ -144,6 +164,16 @@ func Parse(question string, now time.Time) (Window, bool) {
 		best, at = Window{Start: start, End: end, Text: question[loc[0]:loc[1]]}, pos
 	}
 	return best, at >= 0
+}
+
+// holdsOne reports whether q holds one of need (anyDigit: when digits).
+func holdsOne(q string, digits bool, need []string) bool {
+	for _, w := range need {
+		if w == anyDigit && digits || w != anyDigit && strings.Contains(q, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // amount is a count's number: a word of numbers, or digits.
