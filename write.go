@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/recall-engine/recall/internal/telemetry"
+	"github.com/recall-engine/recall/records"
 	"github.com/recall-engine/recall/write"
 )
 
@@ -51,20 +52,54 @@ const (
 
 // Write stores b as user in one transaction (package write says how): all of it lands or
 // none of it does, and a bad row is refused before anything is written with a *WriteError.
-func (e *Engine) Write(ctx context.Context, user User, b Batch) (_ WriteResult, err error) {
+// It is Prepare, then the prepared batch's Write.
+func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, error) {
+	p, err := e.Prepare(ctx, user, b)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return p.Write(ctx)
+}
+
+// PreparedWrite is a batch checked and embedded for a user, without the database
+// (Engine.Prepare); its Write stores it. A load prepares a batch while the one before it is
+// stored, so the embedder's work and the server's overlap (`recall ingest`, POST
+// /v1/ingest).
+type PreparedWrite struct {
+	e    *Engine
+	user User
+	who  caller
+	p    *write.Prepared
+}
+
+// Prepare checks b for user (a bad row is a *WriteError) and embeds its memories, without
+// writing anything.
+func (e *Engine) Prepare(ctx context.Context, user User, b Batch) (_ *PreparedWrite, err error) {
+	ctx, span := telemetry.Start(ctx, "recall.write.prepare", attribute.Int("recall.batch.memories", len(b.Memories)))
+	defer func() { telemetry.End(span, err) }()
+	who, err := user.check()
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.writer.Prepare(ctx, who.write, b)
+	if err != nil {
+		return nil, err
+	}
+	return &PreparedWrite{e: e, user: user, who: who, p: p}, nil
+}
+
+// Write stores the prepared batch in one transaction.
+func (pw *PreparedWrite) Write(ctx context.Context) (_ WriteResult, err error) {
+	e, b := pw.e, pw.p.Batch()
 	ctx, span := telemetry.Start(ctx, "recall.write", telemetry.MemoryOp(telemetry.OpUpsertMemory), telemetry.MemoryRecords(len(b.Memories)),
 		attribute.Int("recall.batch.memories", len(b.Memories)),
 		attribute.Int("recall.batch.sources", len(b.Sources)), attribute.Int("recall.batch.entities", len(b.Entities)),
 		attribute.Int("recall.batch.relations", len(b.Relations)))
 	defer func() { telemetry.End(span, err) }()
-	who, err := user.check()
-	if err != nil {
-		return WriteResult{}, err
-	}
-	res, err := e.writer.Write(ctx, who.read, who.write, b)
+	res, err := e.writer.Store(ctx, pw.who.read, pw.p)
 	span.SetAttributes(attribute.Int("recall.written.memories", res.Memories), attribute.Int("recall.written.updated", res.Updated))
 	if err == nil {
-		e.noteWrite(ctx, user)
+		e.noteWrite(ctx, pw.user)
 	}
 	if err == nil && len(b.Memories) > 0 && !b.DeferVectorIndex {
 		// The batch may have created the dimension's index: refresh the dimension check's
@@ -204,4 +239,16 @@ func (e *Engine) EnsureVectorIndex(ctx context.Context) error {
 	}
 	_, err := e.dims.Stored(ctx, e.cfg.Pool, true)
 	return err
+}
+
+// Stage is a load's two steps of a write (records.LoadStaged): Prepare, then the prepared
+// batch's Write, so that a load embeds a batch while the one before it is stored.
+func Stage(e *Engine, user User) records.Stage {
+	return func(ctx context.Context, b Batch) (records.Commit, error) {
+		p, err := e.Prepare(ctx, user, b)
+		if err != nil {
+			return nil, err
+		}
+		return p.Write, nil
+	}
 }

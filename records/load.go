@@ -47,9 +47,36 @@ type Resume struct {
 
 // LoadFrom is Load resumed at from.
 func LoadFrom(ctx context.Context, r io.Reader, name string, format Format, batch int, proto write.Batch,
-	store func(context.Context, write.Batch) (write.Result, error), progress func(lines int, read int64, res write.Result), from Resume) (_ write.Result, _ int, err error) {
-	l := loader{name: name, proto: proto, store: store, progress: progress, from: from, seeded: map[string]bool{}}
+	store func(context.Context, write.Batch) (write.Result, error), progress func(lines int, read int64, res write.Result), from Resume) (write.Result, int, error) {
+	stage := func(_ context.Context, b write.Batch) (Commit, error) {
+		return func(ctx context.Context) (write.Result, error) { return store(ctx, b) }, nil
+	}
+	return LoadStaged(ctx, r, name, format, batch, proto, stage, progress, from)
+}
+
+// Stage prepares a batch to be written (checks it, embeds its texts: Engine.Prepare) and
+// returns what writes it; a refused batch is a *write.Error.
+type Stage func(context.Context, write.Batch) (Commit, error)
+
+// Commit writes a prepared batch as one transaction.
+type Commit func(context.Context) (write.Result, error)
+
+// LoadStaged is LoadFrom with the writing in two stages: each batch is prepared while the
+// one before it is written (one batch in flight at a time, written in the file's order), so
+// that the work in Go (reading lines, embedding) and the server's overlap. What it writes,
+// reports and returns is what LoadFrom would: a batch's progress comes once it is written,
+// a failure stops the load once the batch before it is written, and of a refused batch and
+// a malformed line after it, the earlier is reported.
+func LoadStaged(ctx context.Context, r io.Reader, name string, format Format, batch int, proto write.Batch,
+	stage Stage, progress func(lines int, read int64, res write.Result), from Resume) (res write.Result, lines int, err error) {
+	l := loader{name: name, proto: proto, stage: stage, progress: progress, from: from, seeded: map[string]bool{}}
 	defer func() {
+		// Whatever stopped the load, the batch in flight lands (or fails) first: its error
+		// is the earlier one.
+		if ferr := l.land(); ferr != nil {
+			err = ferr
+		}
+		res, lines = l.total, l.lines
 		var le *LineError
 		if errors.As(err, &le) {
 			le.Written = l.written
@@ -74,6 +101,9 @@ func LoadFrom(ctx context.Context, r io.Reader, name string, format Format, batc
 			if ferr := l.flush(ctx); ferr != nil {
 				return l.total, l.lines, ferr
 			}
+			if ferr := l.land(); ferr != nil {
+				return l.total, l.lines, ferr
+			}
 			return l.total, l.lines, &ReadError{File: name, Line: line, Written: l.written, Err: err}
 		}
 		l.read += int64(len(b))
@@ -94,6 +124,9 @@ func LoadFrom(ctx context.Context, r io.Reader, name string, format Format, batc
 	if err := l.flush(ctx); err != nil {
 		return l.total, l.lines, err
 	}
+	if err := l.land(); err != nil {
+		return l.total, l.lines, err
+	}
 	if problem := l.ex.cut(); problem != "" {
 		return l.total, l.lines, &LineError{File: name, Line: l.last, Problem: problem}
 	}
@@ -110,13 +143,14 @@ func (r Resume) rest() bool { return r.Rest && r.From > 1 }
 type loader struct {
 	name     string
 	proto    write.Batch
-	store    func(context.Context, write.Batch) (write.Result, error)
+	stage    Stage
 	progress func(lines int, read int64, res write.Result)
 	from     Resume
 	seeded   map[string]bool // sources whose stored places were asked (Resume.Rest)
 	any      bool            // a line was read
 
 	p       pending
+	flight  *flight // the batch being written
 	seq     Sequencer
 	ex      exportState
 	read    int64
@@ -176,27 +210,67 @@ func (l *loader) seed(ctx context.Context, rec Record) error {
 	return nil
 }
 
-// flush writes the batch being filled.
+// flight is a batch being written: its rows' lines, the line of its last records, the
+// lines and bytes read through it, and, once done is closed, what the write returned.
+type flight struct {
+	p           pending
+	last, lines int
+	read        int64
+	done        chan struct{}
+	res         write.Result
+	err         error
+}
+
+// flush prepares the batch being filled, waits for the one in flight to land, and starts
+// writing this one.
 func (l *loader) flush(ctx context.Context) error {
 	if l.p.empty() {
 		return nil
 	}
 	b := l.proto
 	b.Sources, b.Memories, b.Entities, b.Relations = l.p.b.Sources, l.p.b.Memories, l.p.b.Entities, l.p.b.Relations
-	res, err := l.store(ctx, b)
-	if err != nil {
-		var we *write.Error
-		if errors.As(err, &we) {
-			return &LineError{File: l.name, Line: l.p.lineOf(we.Item), Problem: we.Field + ": " + we.Problem}
-		}
-		return err
+	commit, err := l.stage(ctx, b)
+	if lerr := l.land(); lerr != nil {
+		return lerr
 	}
-	l.total.Add(res)
-	l.p, l.written = pending{}, l.last
+	if err != nil {
+		return refused(l.name, l.p, err)
+	}
+	f := &flight{p: l.p, last: l.last, lines: l.lines, read: l.read, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		f.res, f.err = commit(ctx)
+	}()
+	l.flight, l.p = f, pending{}
+	return nil
+}
+
+// land waits for the batch in flight, if any, and takes in what it wrote.
+func (l *loader) land() error {
+	f := l.flight
+	if f == nil {
+		return nil
+	}
+	<-f.done
+	l.flight = nil
+	if f.err != nil {
+		return refused(l.name, f.p, f.err)
+	}
+	l.total.Add(f.res)
+	l.written = f.last
 	if l.progress != nil {
-		l.progress(l.lines, l.read, l.total)
+		l.progress(f.lines, f.read, l.total)
 	}
 	return nil
+}
+
+// refused is err of a batch of p: a refused row as a *LineError naming its line.
+func refused(name string, p pending, err error) error {
+	var we *write.Error
+	if errors.As(err, &we) {
+		return &LineError{File: name, Line: p.lineOf(we.Item), Problem: we.Field + ": " + we.Problem}
+	}
+	return err
 }
 
 // rows counts the batch's rows other than memories, which may come many to a memory

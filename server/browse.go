@@ -176,15 +176,12 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, k keys.Key) {
 		}
 	}
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	store := func(ctx context.Context, b recall.Batch) (recall.WriteResult, error) {
-		return s.cfg.Engine.Write(ctx, user, b)
-	}
 	// ?from_line=N: the body is the rest of a file from its line N (a cut ingest resumed):
 	// lines are numbered from N and a conversation's places continue after the stored ones.
 	resume := records.Resume{From: from, Rest: true, Places: func(ctx context.Context, sources []string) (map[string]int, error) {
 		return s.cfg.Engine.Places(ctx, user, scopes, sources)
 	}}
-	res, lines, err := records.LoadFrom(ctx, body, "body", format, batch, proto, store, func(lines int, read int64, res recall.WriteResult) {
+	res, lines, err := records.LoadStaged(ctx, body, "body", format, batch, proto, recall.Stage(s.cfg.Engine, user), func(lines int, read int64, res recall.WriteResult) {
 		send(IngestProgress{Lines: lines, Bytes: read, Result: res})
 	}, resume)
 	last := IngestProgress{Lines: lines, Result: res, Done: err == nil}

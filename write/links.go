@@ -12,7 +12,7 @@ import (
 
 // writeLinks writes the mentions (given entities, extracted names and speakers) and the
 // relations (co-mentions and the batch's own).
-func (t *txn) writeLinks(b Batch, _ [][]float32) error {
+func (t *txn) writeLinks(b Batch) error {
 	named, speakers, err := t.mentioned(b)
 	if err != nil {
 		return err

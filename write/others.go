@@ -13,7 +13,7 @@ import (
 // writeSupersessions marks the memories each of the batch's memories supersedes (of the
 // batch's scope set, written by it or stored) as superseded by it, from its ValidFrom, else
 // its OccurredStart, else the write's time (or from its SupersedesAt).
-func (t *txn) writeSupersessions(b Batch, _ [][]float32) error {
+func (t *txn) writeSupersessions(b Batch) error {
 	refs := map[string]string{}
 	var rows []map[string]any
 	for i, m := range b.Memories {
@@ -51,7 +51,7 @@ func (t *txn) writeSupersessions(b Batch, _ [][]float32) error {
 // writeCoverage replaces the coverage of the batch's memories (a summary's covered memories;
 // a memory that is no longer a summary loses its coverage). Covered memories are of the
 // batch's scope set, written by it or stored.
-func (t *txn) writeCoverage(b Batch, _ [][]float32) error {
+func (t *txn) writeCoverage(b Batch) error {
 	if len(b.Memories) == 0 {
 		return nil
 	}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -41,55 +39,6 @@ func statementText(name string) string {
 		panic("recall: missing write statement " + name) // embedded at build time
 	}
 	return string(b)
-}
-
-// Write stores b as the caller (read and write are its normalized scopes) in one
-// transaction: sources, memories (embedded in batches by the embedder when they carry no
-// embedding), entities, mentions and relations. Unless b.NoExtract, entity names found in
-// memory texts (and speakers) are linked to existing entities (same name or alias, else a
-// close trigram match) or created, and entities named near each other in the same memory are
-// related ("co_mentioned", each with the next CoMentionWindow in order of appearance). A
-// memory written again gets its links replaced. Lexical data, BM25 statistics and vector
-// indexes follow (triggers). A bad row is an *Error, before anything is written.
-func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Result, error) {
-	scopes, err := Scopes(write, b.Scopes)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := validate(b, w.Embedder.Dim()); err != nil {
-		return Result{}, err
-	}
-	vecs, err := embedMemories(ctx, w.Embedder, b.Memories)
-	if err != nil {
-		return Result{}, err
-	}
-	// The vector index is built, when missing, in a transaction of its own before the
-	// batch's: as the owner's DDL it would touch every placement of memories on Citus before
-	// the caller's rows do, which Citus refuses within one transaction; and a batch that fails
-	// leaves only an index, which the next write needs anyway.
-	if len(b.Memories) > 0 && !b.DeferVectorIndex && !w.indexed.Load() {
-		if err := w.EnsureVectorIndex(ctx); err != nil {
-			return Result{}, dberr.Interpret(ctx, "recall: write", err)
-		}
-	}
-	var res Result
-	owed := false
-	err = pgx.BeginFunc(ctx, w.Pool, func(tx pgx.Tx) error {
-		if err := scope.Apply(ctx, tx, read, write, scope.Setting{Name: "pg_trgm.similarity_threshold", Value: strconv.FormatFloat(nameSimilarity, 'g', -1, 64)}); err != nil {
-			return err
-		}
-		t := &txn{ctx: ctx, tx: tx, scopes: scopes, res: &res, functional: w.Functional, now: time.Now()}
-		owed = scope.Owed(tx)
-		return t.write(b, vecs)
-	})
-	if err != nil {
-		var we *Error
-		if errors.As(err, &we) {
-			return Result{}, err
-		}
-		return Result{}, dberr.Interpret(ctx, "recall: write", err)
-	}
-	return res, w.settle(ctx, owed, "recall: write")
 }
 
 // settle runs the lexical rebuild a committed transaction owes (on Citus: scope.Flush). Its
@@ -127,6 +76,7 @@ type txn struct {
 	ctx    context.Context
 	tx     pgx.Tx
 	scopes []string
+	pre    *Prepared // the batch's memories' embeddings and spans
 	res    *Result
 
 	sources, memories, entities map[string]int64
@@ -195,9 +145,9 @@ func (t *txn) stored(table string, want map[string]string) (map[string]int64, er
 }
 
 // write runs the batch's steps in order; each reads what the earlier ones wrote.
-func (t *txn) write(b Batch, vecs [][]float32) error {
-	for _, step := range []func(Batch, [][]float32) error{t.writeSources, t.writeMemories, t.writeCoverage, t.writeSupersessions, t.writeEntities, t.writeLinks} {
-		if err := step(b, vecs); err != nil {
+func (t *txn) write(b Batch) error {
+	for _, step := range []func(Batch) error{t.writeSources, t.writeMemories, t.writeCoverage, t.writeSupersessions, t.writeEntities, t.writeLinks} {
+		if err := step(b); err != nil {
 			return err
 		}
 	}
@@ -222,7 +172,7 @@ func (t *txn) write(b Batch, vecs [][]float32) error {
 
 // writeSources upserts the batch's sources and checks that the stored sources its memories
 // name exist; t.sources then holds the id of every source the batch names.
-func (t *txn) writeSources(b Batch, _ [][]float32) error {
+func (t *txn) writeSources(b Batch) error {
 	t.sources = map[string]int64{}
 	if len(b.Sources) > 0 {
 		rows := make([]map[string]any, len(b.Sources))
@@ -251,7 +201,7 @@ func (t *txn) writeSources(b Batch, _ [][]float32) error {
 
 // writeMemories upserts the memories; those that existed lose their links, which the batch
 // writes anew.
-func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
+func (t *txn) writeMemories(b Batch) error {
 	t.memories = map[string]int64{}
 	if len(b.Memories) == 0 {
 		return nil
@@ -265,14 +215,13 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 		if _, ok := dups[i]; ok && b.Duplicates == DuplicatesSkip {
 			continue
 		}
-		refStart, refEnd := Refers(m)
 		var source any
 		if m.Source != "" {
 			source = t.sources[m.Source]
 		}
 		rows = append(rows, map[string]any{"id": m.ID, "source": source, "kind": nilIfEmpty(m.Kind), "text": m.Text,
-			"embedding": vectorText(vecs[i]), "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
-			"mentioned_at": m.MentionedAt, "refers_start": refStart, "refers_end": refEnd, "expires_at": m.ExpiresAt,
+			"embedding": t.pre.vectors[i], "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
+			"mentioned_at": m.MentionedAt, "refers_start": t.pre.refers[i][0], "refers_end": t.pre.refers[i][1], "expires_at": m.ExpiresAt,
 			"valid_from": m.ValidFrom, "valid_until": m.ValidUntil, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
 			"position": nilIfZero(m.Position), "speaker": strings.TrimSpace(m.Speaker)})
 	}
@@ -318,7 +267,7 @@ func (t *txn) writeMemories(b Batch, vecs [][]float32) error {
 }
 
 // writeEntities upserts the entities the caller gives.
-func (t *txn) writeEntities(b Batch, _ [][]float32) error {
+func (t *txn) writeEntities(b Batch) error {
 	t.entities = map[string]int64{}
 	if len(b.Entities) == 0 {
 		return nil

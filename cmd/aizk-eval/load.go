@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -117,6 +118,45 @@ func (m *Main) ingestOnce(ctx context.Context, c *cli.Conn, e *recall.Engine, ds
 	return m.ingestDataset(ctx, c, e, ds, d)
 }
 
+// pipe writes prepared batches one at a time, in order, each while the next is prepared.
+type pipe struct {
+	ctx     context.Context
+	bar     *progress.Bar
+	done    int // memories written
+	pending int // memories of the batch in flight
+	flight  chan error
+}
+
+func newPipe(ctx context.Context, bar *progress.Bar) *pipe { return &pipe{ctx: ctx, bar: bar} }
+
+// start waits for the batch in flight, then starts writing p (n memories).
+func (w *pipe) start(p *recall.PreparedWrite, n int) error {
+	if err := w.land(); err != nil {
+		return err
+	}
+	w.flight, w.pending = make(chan error, 1), n
+	go func() {
+		_, err := p.Write(w.ctx)
+		w.flight <- err
+	}()
+	return nil
+}
+
+// land waits for the batch in flight, if any.
+func (w *pipe) land() error {
+	if w.flight == nil {
+		return nil
+	}
+	err := <-w.flight
+	w.flight = nil
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	w.done += w.pending
+	w.bar.Set(int64(w.done))
+	return nil
+}
+
 // ingestDataset writes the corpus (into a database that may hold a partial earlier attempt:
 // ids upsert) and marks it complete.
 func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine, ds *eval.Dataset, d datasetFlags) error {
@@ -134,9 +174,10 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 		}
 		byScope[sc] = append(byScope[sc], doc)
 	}
-	done := 0
 	opts := records.Options{SpeakerField: d.speakerField, TimeField: d.timeField, SessionField: d.sessionField, TimeLayouts: d.layouts(),
 		SupersedesField: d.supersedesField, ValidFromField: d.validFromField}
+	// Each batch is prepared (embedded) while the one before it is written.
+	w := newPipe(ctx, bar)
 	for _, sc := range order {
 		docs := byScope[sc]
 		var seq records.Sequencer // places count per source, and sources are per scope
@@ -144,15 +185,20 @@ func (m *Main) ingestDataset(ctx context.Context, c *cli.Conn, e *recall.Engine,
 		for lo := 0; lo < len(docs); lo += 500 {
 			b, err := corpusBatch(docs[lo:min(len(docs), lo+500)], opts, &seq)
 			if err != nil {
-				return err
+				return errors.Join(err, w.land())
 			}
 			b.NoExtract = d.noExtract
-			if _, err := e.Write(ctx, user, b); err != nil {
-				return fmt.Errorf("ingest: %w", err)
+			p, err := e.Prepare(ctx, user, b)
+			if err != nil {
+				return errors.Join(fmt.Errorf("ingest: %w", err), w.land())
 			}
-			done += len(b.Memories)
-			bar.Set(int64(done))
+			if err := w.start(p, len(b.Memories)); err != nil {
+				return err
+			}
 		}
+	}
+	if err := w.land(); err != nil {
+		return err
 	}
 	bar.Finish()
 	fmt.Fprintf(m.Stderr, "building the vector index...\n")

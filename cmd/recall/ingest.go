@@ -162,8 +162,7 @@ func (m *Main) ingestFile(ctx context.Context, e *recall.Engine, user recall.Use
 
 func (m *Main) ingestReader(ctx context.Context, e *recall.Engine, user recall.User, r io.Reader, name string, o ingestOptions, s *ingestSummary, bar *progress.Bar) error {
 	proto := recall.Batch{Scopes: o.scopes, NoExtract: o.noExtract, DeferVectorIndex: o.deferIndex, Duplicates: o.duplicates, DuplicateMatch: o.duplicateMatch}
-	store := func(ctx context.Context, b recall.Batch) (recall.WriteResult, error) { return e.Write(ctx, user, b) }
-	res, lines, err := records.LoadFrom(ctx, r, name, records.Format(o.format), o.batch, proto, store,
+	res, lines, err := records.LoadStaged(ctx, r, name, records.Format(o.format), o.batch, proto, recall.Stage(e, user),
 		func(_ int, read int64, _ recall.WriteResult) { bar.Set(read) }, records.Resume{From: o.fromLine})
 	var le *records.LineError
 	if errors.As(err, &le) && le.Written > 0 && name != "-" {
