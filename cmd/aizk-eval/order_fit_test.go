@@ -90,6 +90,20 @@ func TestSessionTable(t *testing.T) {
 			t.Errorf("want a row starting %q in:\n%s", want, b.String())
 		}
 	}
+	// With the sessions the traces file gives, "gone" (not a candidate) is a turn of session
+	// B, found with b1: question 1 has its one session in the first five in both arms.
+	qs[1].Sessions = eval.Sessions{"gone": "B", "b1": "B", "a1": "A", "a2": "A", "c1": "C", "d1": "D", "e1": "E", "f1": "F"}
+	b.Reset()
+	writeSessionMeasures(&b, qs, []int{0, 1}, []string{"bm25 alone", "learned"}, arms)
+	for _, want := range []string{
+		"| bm25 alone | 0.5000 | 1.0000 | 1.0000 |", // all@5 0, 1; any@5 1, 1; all@10 1, 1
+		"| learned | 1.0000 | 1.0000 | 1.0000 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("with the file's sessions, want a row starting %q in:\n%s", want, b.String())
+		}
+	}
+	qs[1].Sessions = nil
 	// Documents (no places in their sources) have no sessions: no table.
 	docs := slices.Clone(cands)
 	for i := range docs {

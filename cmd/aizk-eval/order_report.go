@@ -136,14 +136,19 @@ var sessionMeasures = []string{"session_recall_all@5", "session_recall_any@5", "
 
 // writeSessionMeasures prints LongMemEval's session measures of each arm over the queries
 // idx, when their candidates are turns of sources (a conversation's sessions) and are judged
-// themselves (not the messages form's parents). A turn's session is its source, as the trace
-// holds it; a judged turn the trace does not hold counts as a session of its own, never
-// found, so the figures are a lower bound of the engine's (which knows every turn's session).
+// themselves (not the messages form's parents). A turn's session is the one the traces file
+// gives (tracedQuery.Sessions), so the figures are the engine's; in a file written before it
+// gave them, a turn's session is its source, as the trace holds it, and a judged turn the
+// trace does not hold counts as a session of its own, never found: a lower bound.
 func writeSessionMeasures(w io.Writer, qs []orderQuery, idx []int, names []string, arms map[string]func(i int) []string) {
 	sessions := make([]eval.Sessions, len(idx))
 	for k, i := range idx {
 		if len(qs[i].Parent) > 0 {
 			return
+		}
+		sessions[k] = qs[i].Sessions
+		if len(sessions[k]) > 0 {
+			continue
 		}
 		sessions[k] = eval.Sessions{}
 		for _, c := range qs[i].Trace.Candidates {

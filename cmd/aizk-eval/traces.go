@@ -23,6 +23,10 @@ type tracedQuery struct {
 	// Parent maps the trace's candidates cut from a judged document to it (eval.Messages):
 	// the judgments are the documents', and a ranking is scored by them (eval.ToParents).
 	Parent map[string]string `json:"parent,omitempty"`
+	// Sessions is the session of each candidate and of every turn of the judged documents'
+	// sessions (--session-field), so that LongMemEval's session measures of a reordering
+	// are the engine's: a judged turn not among the candidates still names its session.
+	Sessions eval.Sessions `json:"sessions,omitempty"`
 }
 
 // judged is the judgment of candidate id: its parent's, when it has one.
@@ -70,6 +74,11 @@ func (m *Main) tracesCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	tq := make([]tracedQuery, len(queries))
+	sessions := sessionsOf(ds, d)
+	turns := map[string][]string{} // a session's documents
+	for id, sess := range sessions {
+		turns[sess] = append(turns[sess], id)
+	}
 	for i, q := range queries {
 		if _, ok := q.Meta[eval.SetField]; !ok { // a set alone: named by its directory
 			q.Meta = withSet(q.Meta, setName(d.dir))
@@ -83,12 +92,35 @@ func (m *Main) tracesCmd(ctx context.Context, args []string) error {
 				tq[i].Parent[c.ExternalID] = p
 			}
 		}
+		tq[i].Sessions = judgedSessions(sessions, turns, tq[i].Qrels, traces[i])
 	}
 	if err := writeTraces(*out, tq); err != nil {
 		return err
 	}
 	fmt.Fprintf(m.Stderr, "wrote %d traces to %s\n", len(tq), *out)
 	return nil
+}
+
+// judgedSessions is the session of each of tr's candidates and of every document in the
+// sessions of the documents rel judges relevant, or nil when the data set has no sessions.
+func judgedSessions(sessions eval.Sessions, turns map[string][]string, rel eval.Qrels, tr *recall.Trace) eval.Sessions {
+	if len(sessions) == 0 {
+		return nil
+	}
+	out := eval.Sessions{}
+	for _, c := range tr.Candidates {
+		if s, ok := sessions[c.ExternalID]; ok {
+			out[c.ExternalID] = s
+		}
+	}
+	for id, g := range rel {
+		if s, ok := sessions[id]; ok && g > 0 {
+			for _, t := range turns[s] {
+				out[t] = s
+			}
+		}
+	}
+	return out
 }
 
 // writeTraces writes tq to path, one JSON line each, gzipped when path ends in .gz.
