@@ -11,6 +11,7 @@
 # migrate up`, `recall ingest FILE --scope s1`, then the same file again into scope set s2
 # beside it (a second set: the tables already hold rows). Prints each ingest's summary line
 # (memories a second). The binaries alternate so that the machine's drift falls on all alike.
+# INGEST_FLAGS are added to each `recall ingest` (e.g. INGEST_FLAGS='--batch 100').
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -77,7 +78,7 @@ for round in $(seq "${ROUNDS:-2}"); do
 		"$bin" migrate up >/dev/null
 		for set in s1 s2; do
 			printf 'round %s %s %s: ' "$round" "$bin" "$set"
-			"$bin" ingest "$work/turns.jsonl" --scope "$set" 2>&1 | tail -1
+			"$bin" ingest "$work/turns.jsonl" --scope "$set" ${INGEST_FLAGS:-} 2>&1 | tail -1
 		done
 		psql -q "$admin" -c "DROP DATABASE $db"
 	done

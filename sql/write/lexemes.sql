@@ -29,6 +29,11 @@ DECLARE
   total int := 0;
   out int4range[] := '{}';
 BEGIN
+  -- A text of at most `most` words is its own passage: its words counted in one call, not
+  -- walked one by one (the walk's query alone took 1.4 s of a 29 s write of 20,314 chat messages).
+  IF (SELECT count(*) FROM regexp_matches(body, '\S+', 'g')) <= most THEN
+    RETURN '{}';
+  END IF;
   FOR w IN SELECT m[1] AS space, m[2] AS word,
                   lead(m[1]) OVER (ORDER BY o) AS next_space,
                   o = count(*) OVER () AS last
