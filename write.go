@@ -62,9 +62,9 @@ func (e *Engine) Write(ctx context.Context, user User, b Batch) (WriteResult, er
 }
 
 // PreparedWrite is a batch checked and embedded for a user, without the database
-// (Engine.Prepare); its Write stores it. A load prepares a batch while the one before it is
-// stored, so the embedder's work and the server's overlap (`recall ingest`, POST
-// /v1/ingest).
+// (Engine.Prepare); its Write stores it (the batch must not change in between). A load
+// prepares a batch while the one before it is stored, so the embedder's work and the
+// server's overlap (`recall ingest`, POST /v1/ingest).
 type PreparedWrite struct {
 	e    *Engine
 	user User

@@ -438,3 +438,52 @@ func TestWriteStoresEmbeddingsExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareWritesNothing: Engine.Prepare checks and embeds a batch without the database (no
+// row until the prepared batch's Write, and a refused row refused there, before anything), and
+// the prepared batch stores what Engine.Write would: each memory's embedding and the span its
+// text refers to ("yesterday", said on 8 May: 7 May).
+func TestPrepareWritesNothing(t *testing.T) {
+	t.Parallel()
+	db, e := newWriteEngine(t)
+	ctx := context.Background()
+	said := day("2023-05-08")
+	b := recall.Batch{Memories: []recall.Memory{
+		{ID: "m1", Text: "I went to a support group yesterday", OccurredStart: said},
+		{ID: "m2", Text: "Painting is my way to relax"},
+	}}
+	p, err := e.Prepare(ctx, member, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM recall.memories`); n != 0 {
+		t.Fatalf("%d memories after Prepare alone, want 0", n)
+	}
+	var we *recall.WriteError
+	if _, err := e.Prepare(ctx, member, recall.Batch{Memories: []recall.Memory{{ID: "bad", Text: " "}}}); !errors.As(err, &we) || we.Item != "memories[0]" {
+		t.Fatalf("Prepare of an empty text: %v, want a *WriteError naming memories[0]", err)
+	}
+	res, err := p.Write(ctx)
+	if err != nil || res.Memories != 2 {
+		t.Fatalf("Write: %+v, %v", res, err)
+	}
+	emb, err := embed.NewHashing(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := emb.Embed(ctx, []string{b.Memories[0].Text}, embed.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float32
+	var start time.Time
+	if err := db.Owner.QueryRow(ctx, `SELECT embedding::real[], refers_start FROM recall.memories WHERE external_id = 'm1'`).Scan(&got, &start); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want[0]) {
+		t.Errorf("m1's stored embedding differs from the embedder's")
+	}
+	if !start.Equal(*day("2023-05-07")) {
+		t.Errorf("m1 refers from %v, want 2023-05-07", start)
+	}
+}
