@@ -72,7 +72,9 @@ func (s *stagedLoad) run(t *testing.T, text string) (write.Result, int, error) {
 		}, nil
 	}
 	return records.LoadStaged(context.Background(), strings.NewReader(text), "f", records.Turns, 2, write.Batch{}, stage,
-		func(lines int, _ int64, res write.Result) { s.progress = append(s.progress, [2]int{lines, res.Memories}) }, records.Resume{})
+		func(lines int, _ int64, res write.Result) {
+			s.progress = append(s.progress, [2]int{lines, res.Memories})
+		}, records.Resume{})
 }
 
 // TestLoadStaged: a staged load prepares each batch while the one before it is written,
