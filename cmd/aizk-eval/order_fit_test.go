@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -120,5 +121,28 @@ func TestSessionTable(t *testing.T) {
 	writeSessionMeasures(&b, qs, []int{0, 1}, []string{"bm25 alone"}, arms)
 	if b.Len() != 0 {
 		t.Errorf("a session table for the messages form:\n%s", b.String())
+	}
+}
+
+// TestJudgedSessions: a traces line gives the session of each candidate and of every turn of
+// a judged turn's session (the judged turn itself too, when it is not a candidate), and
+// nothing of a session only an unjudged or irrelevant turn is in; no sessions, no map.
+func TestJudgedSessions(t *testing.T) {
+	t.Parallel()
+	sessions := eval.Sessions{"a1": "c\x00A", "a2": "c\x00A", "b1": "c\x00B", "b2": "c\x00B", "z1": "c\x00Z", "y1": "c\x00Y"}
+	turns := map[string][]string{}
+	for id, s := range sessions {
+		turns[s] = append(turns[s], id)
+	}
+	var c recall.TraceCandidate
+	c.ExternalID = "z1"
+	tr := &recall.Trace{Candidates: []recall.TraceCandidate{c}}
+	got := judgedSessions(sessions, turns, eval.Qrels{"a2": 1, "y1": 0}, tr)
+	want := eval.Sessions{"z1": "c\x00Z", "a1": "c\x00A", "a2": "c\x00A"}
+	if !maps.Equal(got, want) {
+		t.Errorf("judgedSessions: %q, want %q", got, want)
+	}
+	if got := judgedSessions(eval.Sessions{}, nil, eval.Qrels{"a2": 1}, tr); got != nil {
+		t.Errorf("without sessions: %q, want nil", got)
 	}
 }
