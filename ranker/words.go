@@ -63,11 +63,28 @@ var asciiSpace, asciiWord = func() (space, word [utf8.RuneSelf]bool) {
 // and returns how many whitespace-separated fields text has and how many of its words are
 // selfWord.
 func scan(text string, fn func(term string)) (fields, self int) {
+	return scanSkipping(text, nil, fn)
+}
+
+// scanSkipping is scan that passes over a word whose first character is ASCII when skip
+// (not nil) says so of that character, lowered: the word is not lowered, looked up or given
+// to fn. A word that may be a selfWord (its first letter i or m) is never passed over, so
+// the counts are scan's.
+func scanSkipping(text string, skip func(first byte) bool, fn func(term string)) (fields, self int) {
 	inField := false
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
 			return
+		}
+		if b := text[start]; skip != nil && b < utf8.RuneSelf {
+			if 'A' <= b && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			if b != 'i' && b != 'm' && skip(b) {
+				start = -1
+				return
+			}
 		}
 		lw := strings.ToLower(text[start:end])
 		start = -1
@@ -135,11 +152,24 @@ type reading struct {
 	fields, self int             // its whitespace-separated fields, and its selfWord words
 }
 
-// held reads a candidate's text once.
+// held reads a candidate's text once. A word that cannot be one of the question's terms
+// (a term is a prefix of its word: its first character is the word's) is passed over
+// unless the word before was one, where it would end a pair: most of a long reply's words
+// are never lowered or stemmed.
 func held(text string, qTerms map[string]bool, qPairs map[pair]bool) reading {
 	terms, matched := map[string]bool{}, map[pair]bool{}
 	prev, prevHeld := "", false
-	fields, self := scan(text, func(t string) {
+	var first [utf8.RuneSelf]bool
+	for t := range qTerms {
+		if t != "" && t[0] < utf8.RuneSelf {
+			first[t[0]] = true
+		}
+	}
+	var skip func(byte) bool
+	if !qTerms[""] { // a word that stems to nothing ("'s") is then one of them
+		skip = func(b byte) bool { return !prevHeld && !first[b] }
+	}
+	fields, self := scanSkipping(text, skip, func(t string) {
 		// A pair of the question's is two of its terms: only then is it looked up.
 		isHeld := qTerms[t]
 		if isHeld {
