@@ -2,8 +2,6 @@ package pack
 
 import (
 	"slices"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/recall-engine/recall/budget"
 	"github.com/recall-engine/recall/rerank"
@@ -100,6 +98,13 @@ func Units(ordered []Ranked, hits int) []Unit {
 	for _, r := range withPlace[:min(len(withPlace), hits)] {
 		best[r] = true
 	}
+	// Only candidates whose keys' signatures meet need their keys: most texts are said once.
+	sigs, repeated := make(map[int64]keySig, len(ordered)), map[keySig]int{}
+	for _, c := range ordered {
+		sig := signature(c.Kind, c.Speaker, c.Text)
+		sigs[c.ID] = sig
+		repeated[sig]++
+	}
 	placed := map[int64]bool{}
 	said := map[sayKey][2]int{} // what a unit's hit says -> that unit and its hit's index
 	var out []Unit
@@ -108,7 +113,10 @@ func Units(ordered []Ranked, hits int) []Unit {
 			continue
 		}
 		placed[c.ID] = true
-		k := sayKey{c.Kind, c.Speaker, TextKey(c.Text)}
+		k := sayKey{c.Kind, c.Speaker, ""}
+		if sig := sigs[c.ID]; repeated[sig] > 1 { // else no other candidate can say the same
+			k.text = TextKey(c.Text)
+		}
 		if at, ok := said[k]; ok && k.text != "" {
 			h := &out[at[0]].Members[at[1]]
 			h.AlsoSaid = append(h.AlsoSaid, restatement(c))
@@ -137,52 +145,6 @@ func Units(ordered []Ranked, hits int) []Unit {
 	}
 	return out
 }
-
-// sayKey is what a memory says, for restatements: its kind, its speaker and its TextKey.
-type sayKey struct{ kind, speaker, text string }
-
-// TextKey is a text as the restatement rule compares it: lowered, every run of characters
-// that are neither letters nor digits one space, trimmed (recall.text_key in SQL, migration
-// 00011, which the write path's duplicate policy compares).
-func TextKey(text string) string {
-	out := make([]byte, 0, len(text))
-	gap := false
-	for i := 0; i < len(text); {
-		if c := text[i]; c < utf8.RuneSelf {
-			i++
-			if k := keyASCII[c]; k == 0 {
-				gap = len(out) > 0
-			} else {
-				if gap {
-					out, gap = append(out, ' '), false
-				}
-				out = append(out, k)
-			}
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		i += n
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			gap = len(out) > 0
-			continue
-		}
-		if gap {
-			out, gap = append(out, ' '), false
-		}
-		out = utf8.AppendRune(out, unicode.ToLower(r))
-	}
-	return string(out)
-}
-
-// keyASCII is TextKey's rule for ASCII, looked up: a letter or digit lowered, 0 for any other.
-var keyASCII = func() (t [utf8.RuneSelf]byte) {
-	for c := range rune(utf8.RuneSelf) {
-		if unicode.IsLetter(c) || unicode.IsDigit(c) {
-			t[c] = byte(unicode.ToLower(c))
-		}
-	}
-	return t
-}()
 
 func restatement(c Ranked) Restatement {
 	r := Restatement{ID: c.ID, ExternalID: c.ExternalID, OccurredStart: c.OccurredStart}
