@@ -35,12 +35,34 @@ func asPassage(c Ranked) Ranked {
 	if p == nil || c.Part != nil {
 		return c
 	}
-	rs := []rune(c.Text)
-	if p.Start < 0 || p.End > len(rs) || p.Start >= p.End {
+	text, ok := runeSpan(c.Text, p.Start, p.End)
+	if !ok {
 		return c
 	}
-	c.Text, c.Part = string(rs[p.Start:p.End]), p
+	c.Text, c.Part = text, p
 	return c
+}
+
+// runeSpan is s's runes start to end (offsets in runes, as the statement gives a passage's
+// bounds), read in place: false when they are not a non-empty span of s.
+func runeSpan(s string, start, end int) (string, bool) {
+	if start < 0 || start >= end {
+		return "", false
+	}
+	i, from := 0, -1
+	for b := range s {
+		if i == start {
+			from = b
+		}
+		if i == end {
+			return s[from:b], true
+		}
+		i++
+	}
+	if i == end && from >= 0 {
+		return s[from:], true
+	}
+	return "", false
 }
 
 // choosePassages applies mode to the units' members before they are walked: passage gives
