@@ -38,26 +38,51 @@ var quantityWords = func() map[string]bool {
 }()
 
 // quantity reports whether text states a quantity: a digit, or a number word. It reads the
-// text once without allocating: the order computes it for every candidate of every recall.
+// text once without allocating: the order computes it for every candidate of every recall. A
+// word is looked up only when its length and first letter are a number word's.
 func quantity(text string) bool {
 	var buf [12]byte // the longest number word is 9 letters
 	n, long := 0, false
 	end := func() bool {
-		hit := !long && n > 0 && quantityWords[string(buf[:n])]
+		hit := !long && n >= minQuantityWord && n <= maxQuantityWord && quantityFirst[buf[0]] && quantityWords[string(buf[:n])]
 		n, long = 0, false
 		return hit
 	}
-	for _, r := range text {
+	for i := 0; i < len(text); {
+		r := rune(text[i])
+		if r < utf8.RuneSelf {
+			i++
+			switch {
+			case '0' <= r && r <= '9':
+				return true
+			case 'a' <= r && r <= 'z' || r == '\'':
+				if n < len(buf) {
+					buf[n] = byte(r)
+					n++
+				} else {
+					long = true
+				}
+			case 'A' <= r && r <= 'Z':
+				if n < len(buf) {
+					buf[n] = byte(r) + 'a' - 'A'
+					n++
+				} else {
+					long = true
+				}
+			default:
+				if end() {
+					return true
+				}
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
 		switch {
 		case unicode.IsDigit(r):
 			return true
-		case unicode.IsLetter(r) || r == '\'':
-			if n < len(buf) && r < utf8.RuneSelf {
-				buf[n] = byte(unicode.ToLower(r))
-				n++
-			} else {
-				long = true
-			}
+		case unicode.IsLetter(r):
+			long = true // no number word has a letter past ASCII
 		default:
 			if end() {
 				return true
@@ -66,3 +91,14 @@ func quantity(text string) bool {
 	}
 	return end()
 }
+
+// minQuantityWord, maxQuantityWord and quantityFirst bound quantityWords: their lengths and
+// first letters.
+var minQuantityWord, maxQuantityWord, quantityFirst = func() (lo, hi int, first [utf8.RuneSelf]bool) {
+	lo = 1 << 30
+	for w := range quantityWords {
+		lo, hi = min(lo, len(w)), max(hi, len(w))
+		first[w[0]] = true
+	}
+	return lo, hi, first
+}()

@@ -85,3 +85,49 @@ func TestQuantityAgainstWords(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantityByRune: quantity, which reads ASCII by ranges and looks up only words of a
+// number word's length and first letter, says what the rule read rune by rune with package
+// unicode says (a digit anywhere, or a word of letters and apostrophes, lowered, that is a
+// number word), on random texts of number words in any case, digits of other scripts, other
+// scripts' letters, apostrophes and punctuation.
+func TestQuantityByRune(t *testing.T) {
+	plain := func(text string) bool {
+		var b strings.Builder
+		for _, r := range text {
+			switch {
+			case unicode.IsDigit(r):
+				return true
+			case unicode.IsLetter(r) || r == '\'':
+				b.WriteRune(unicode.ToLower(r))
+			default:
+				if quantityWords[b.String()] {
+					return true
+				}
+				b.Reset()
+			}
+		}
+		return quantityWords[b.String()]
+	}
+	pieces := []string{"two", "Two", "TWELVE", "dozen", "thousands", "one", "twos", "tw", "o", "couple", "Couple's", "'", "hundred",
+		"é", "Ü", "twé", "日本", "٣", "²", " ", ",", ".", "-", "\n", "a", "the", "seven", "seventy", "Ten", "ten'", "DOZEN", "Dozens"}
+	r := rand.New(rand.NewPCG(21, 34))
+	hits := 0
+	for range 50000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := b.String()
+		want := plain(text)
+		if got := quantity(text); got != want {
+			t.Fatalf("quantity(%q) = %v, want %v", text, got, want)
+		}
+		if want {
+			hits++
+		}
+	}
+	if hits < 1000 {
+		t.Fatalf("only %d texts state a quantity: the fixture measures little", hits)
+	}
+}

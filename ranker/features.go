@@ -155,8 +155,9 @@ func newExtractor(question string, head []statement.Candidate, rrfK float64) *ex
 		pairsHeld: make([]int, len(head)), fields: make([]int, len(head))}
 	df := map[string]int{}
 	selfWords, speakerWords := map[string]float64{}, map[string]float64{}
+	reader := newHeldReader(ex.qTerms, ex.qPairs)
 	for i, c := range head {
-		r := held(c.Text, ex.qTerms, ex.qPairs)
+		r := reader.held(c.Text)
 		ex.terms[i], ex.pairsHeld[i], ex.fields[i] = r.terms, r.pairs, r.fields
 		selfWords[c.Speaker] += float64(r.self)
 		speakerWords[c.Speaker] += float64(r.fields)

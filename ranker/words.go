@@ -67,21 +67,23 @@ func scan(text string, fn func(term string)) (fields, self int) {
 }
 
 // scanSkipping is scan that passes over a word whose first character is ASCII when skip
-// (not nil) says so of that character, lowered: the word is not lowered, looked up or given
-// to fn. A word that may be a selfWord (its first letter i or m) is never passed over, so
-// the counts are scan's.
-func scanSkipping(text string, skip func(first byte) bool, fn func(term string)) (fields, self int) {
+// (not nil) says so of its first byte, lowered, and its second as it is (0 for a word of one
+// byte): the word is not lowered, looked up or given to fn. A word
+// that may be a selfWord (its first letter i or m) is never passed over, so the counts are
+// scan's.
+func scanSkipping(text string, skip func(first, second byte) bool, fn func(term string)) (fields, self int) {
 	inField := false
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
 			return
 		}
-		if b := text[start]; skip != nil && b < utf8.RuneSelf {
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
+		if b := lowerASCII(text[start]); skip != nil && b < utf8.RuneSelf && b != 'i' && b != 'm' {
+			var b2 byte // a word of one byte
+			if end-start > 1 {
+				b2 = text[start+1]
 			}
-			if b != 'i' && b != 'm' && skip(b) {
+			if skip(b, b2) {
 				start = -1
 				return
 			}
@@ -152,29 +154,71 @@ type reading struct {
 	fields, self int             // its whitespace-separated fields, and its selfWord words
 }
 
-// held reads a candidate's text once. A word that cannot be one of the question's terms
-// (a term is a prefix of its word: its first character is the word's) is passed over
-// unless the word before was one, where it would end a pair: most of a long reply's words
-// are never lowered or stemmed.
-func held(text string, qTerms map[string]bool, qPairs map[pair]bool) reading {
-	terms, matched := map[string]bool{}, map[pair]bool{}
-	prev, prevHeld := "", false
-	var first [utf8.RuneSelf]bool
+// notASCII stands for a byte past ASCII in scanSkipping's skip.
+const notASCII = utf8.RuneSelf
+
+// lowerASCII is an ASCII letter lowered, notASCII for a byte past ASCII, any other as it is.
+func lowerASCII(b byte) byte {
+	switch {
+	case 'A' <= b && b <= 'Z':
+		return b + 'a' - 'A'
+	case b >= utf8.RuneSelf:
+		return notASCII
+	}
+	return b
+}
+
+// heldReader reads candidates' texts against one question's terms and pairs (held).
+type heldReader struct {
+	terms map[string]bool
+	pairs map[pair]bool
+	// What a word's first two bytes say: a term starts with the first (first), one of them
+	// is a byte long or has a second byte past ASCII (loose), a term starts with both (two).
+	// A term is a prefix of its word (stem cuts only the end), so a word whose first bytes
+	// none starts with is none of them.
+	first, loose [utf8.RuneSelf]bool
+	two          [utf8.RuneSelf][utf8.RuneSelf]bool
+	all          bool // a term is empty (a word that stems to nothing, "'s"): every word is read
+}
+
+func newHeldReader(qTerms map[string]bool, qPairs map[pair]bool) *heldReader {
+	h := &heldReader{terms: qTerms, pairs: qPairs, all: qTerms[""]}
 	for t := range qTerms {
-		if t != "" && t[0] < utf8.RuneSelf {
-			first[t[0]] = true
+		if t == "" || t[0] >= utf8.RuneSelf {
+			continue // a word starting past ASCII is always read
+		}
+		h.first[t[0]] = true
+		if len(t) == 1 || t[1] >= utf8.RuneSelf {
+			h.loose[t[0]] = true
+		} else {
+			h.two[t[0]][t[1]] = true
 		}
 	}
-	var skip func(byte) bool
-	if !qTerms[""] { // a word that stems to nothing ("'s") is then one of them
-		skip = func(b byte) bool { return !prevHeld && !first[b] }
+	return h
+}
+
+// held reads a candidate's text once. A word that cannot be one of the question's terms (by
+// its first two bytes) is passed over unless the word before was one, where it would end a
+// pair: most of a long reply's words are never lowered or stemmed.
+func (h *heldReader) held(text string) reading {
+	terms, matched := map[string]bool{}, map[pair]bool{}
+	prev, prevHeld := "", false
+	var skip func(byte, byte) bool
+	if !h.all {
+		skip = func(b, second byte) bool {
+			if prevHeld || !h.first[b] {
+				return !prevHeld
+			}
+			b2 := lowerASCII(second)
+			return !h.loose[b] && b2 != notASCII && !h.two[b][b2]
+		}
 	}
 	fields, self := scanSkipping(text, skip, func(t string) {
 		// A pair of the question's is two of its terms: only then is it looked up.
-		isHeld := qTerms[t]
+		isHeld := h.terms[t]
 		if isHeld {
 			terms[t] = true
-			if prevHeld && qPairs[pair{prev, t}] {
+			if prevHeld && h.pairs[pair{prev, t}] {
 				matched[pair{prev, t}] = true
 			}
 		}
