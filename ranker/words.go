@@ -68,9 +68,8 @@ func scan(text string, fn func(term string)) (fields, self int) {
 
 // scanSkipping is scan that passes over a word whose first character is ASCII when skip
 // (not nil) says so of its first byte, lowered, and its second as it is (0 for a word of one
-// byte): the word is not lowered, looked up or given to fn. A word
-// that may be a selfWord (its first letter i or m) is never passed over, so the counts are
-// scan's.
+// byte): the word is not lowered, looked up or given to fn. A word that may be a selfWord
+// (its first letter i or m) is never passed over, so the counts are scan's.
 func scanSkipping(text string, skip func(first, second byte) bool, fn func(term string)) (fields, self int) {
 	inField := false
 	start := -1
