@@ -27,25 +27,9 @@ type Prepared struct {
 // Batch is the batch p holds.
 func (p *Prepared) Batch() Batch { return p.b }
 
-// Write stores b as the caller (read and write are its normalized scopes) in one
-// transaction: sources, memories (embedded in batches by the embedder when they carry no
-// embedding), entities, mentions and relations. Unless b.NoExtract, entity names found in
-// memory texts (and speakers) are linked to existing entities (same name or alias, else a
-// close trigram match) or created, and entities named near each other in the same memory are
-// related ("co_mentioned", each with the next CoMentionWindow in order of appearance). A
-// memory written again gets its links replaced. Lexical data, BM25 statistics and vector
-// indexes follow (triggers). A bad row is an *Error, before anything is written. It is
-// Prepare, then Store.
-func (w *Writer) Write(ctx context.Context, read, write []string, b Batch) (Result, error) {
-	p, err := w.Prepare(ctx, write, b)
-	if err != nil {
-		return Result{}, err
-	}
-	return w.Store(ctx, read, p)
-}
-
-// Prepare checks b for a caller who writes the scopes write (a bad row is an *Error) and
-// embeds its memories, without the database.
+// Prepare checks b for a caller who writes the scopes write (a bad row is an *Error, before
+// anything is written) and embeds its memories (in batches, those that carry no embedding),
+// without the database. Store writes what it returns.
 func (w *Writer) Prepare(ctx context.Context, write []string, b Batch) (*Prepared, error) {
 	scopes, err := Scopes(write, b.Scopes)
 	if err != nil {
@@ -67,7 +51,13 @@ func (w *Writer) Prepare(ctx context.Context, write []string, b Batch) (*Prepare
 }
 
 // Store writes p, prepared by this Writer, in one transaction as the caller who reads the
-// scopes read and writes those p was prepared for.
+// scopes read and writes those p was prepared for: sources, memories, entities, mentions and
+// relations. Unless the batch's NoExtract, entity names found in memory texts (and speakers)
+// are linked to existing entities (same name or alias, else a close trigram match) or
+// created, and entities named near each other in the same memory are related
+// ("co_mentioned", each with the next CoMentionWindow in order of appearance). A memory
+// written again gets its links replaced. Lexical data, BM25 statistics and vector indexes
+// follow (triggers).
 func (w *Writer) Store(ctx context.Context, read []string, p *Prepared) (Result, error) {
 	b := p.b
 	// The vector index is built, when missing, in a transaction of its own before the
