@@ -150,7 +150,7 @@ type loader struct {
 	any      bool            // a line was read
 
 	p       pending
-	flight  *flight // the batch being written
+	flight  Flight[inFlight] // the batch being written
 	seq     Sequencer
 	ex      exportState
 	read    int64
@@ -210,15 +210,12 @@ func (l *loader) seed(ctx context.Context, rec Record) error {
 	return nil
 }
 
-// flight is a batch being written: its rows' lines, the line of its last records, the
-// lines and bytes read through it, and, once done is closed, what the write returned.
-type flight struct {
+// inFlight is what the loader notes of a batch being written: its rows' lines, the line of
+// its last records, and the lines and bytes read through it.
+type inFlight struct {
 	p           pending
 	last, lines int
 	read        int64
-	done        chan struct{}
-	res         write.Result
-	err         error
 }
 
 // flush prepares the batch being filled, waits for the one in flight to land, and starts
@@ -236,27 +233,21 @@ func (l *loader) flush(ctx context.Context) error {
 	if err != nil {
 		return refused(l.name, l.p, err)
 	}
-	f := &flight{p: l.p, last: l.last, lines: l.lines, read: l.read, done: make(chan struct{})}
-	go func() {
-		defer close(f.done)
-		f.res, f.err = commit(ctx)
-	}()
-	l.flight, l.p = f, pending{}
+	l.flight.Start(ctx, commit, inFlight{p: l.p, last: l.last, lines: l.lines, read: l.read})
+	l.p = pending{}
 	return nil
 }
 
 // land waits for the batch in flight, if any, and takes in what it wrote.
 func (l *loader) land() error {
-	f := l.flight
-	if f == nil {
+	f, res, ok, err := l.flight.Land()
+	if !ok {
 		return nil
 	}
-	<-f.done
-	l.flight = nil
-	if f.err != nil {
-		return refused(l.name, f.p, f.err)
+	if err != nil {
+		return refused(l.name, f.p, err)
 	}
-	l.total.Add(f.res)
+	l.total.Add(res)
 	l.written = f.last
 	if l.progress != nil {
 		l.progress(f.lines, f.read, l.total)

@@ -120,11 +120,10 @@ func (m *Main) ingestOnce(ctx context.Context, c *cli.Conn, e *recall.Engine, ds
 
 // pipe writes prepared batches one at a time, in order, each while the next is prepared.
 type pipe struct {
-	ctx     context.Context
-	bar     *progress.Bar
-	done    int // memories written
-	pending int // memories of the batch in flight
-	flight  chan error
+	ctx    context.Context
+	bar    *progress.Bar
+	done   int                 // memories written
+	flight records.Flight[int] // the batch in flight, tagged with its memories
 }
 
 func newPipe(ctx context.Context, bar *progress.Bar) *pipe { return &pipe{ctx: ctx, bar: bar} }
@@ -134,25 +133,20 @@ func (w *pipe) start(p *recall.PreparedWrite, n int) error {
 	if err := w.land(); err != nil {
 		return err
 	}
-	w.flight, w.pending = make(chan error, 1), n
-	go func() {
-		_, err := p.Write(w.ctx)
-		w.flight <- err
-	}()
+	w.flight.Start(w.ctx, p.Write, n)
 	return nil
 }
 
 // land waits for the batch in flight, if any.
 func (w *pipe) land() error {
-	if w.flight == nil {
+	n, _, ok, err := w.flight.Land()
+	if !ok {
 		return nil
 	}
-	err := <-w.flight
-	w.flight = nil
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
-	w.done += w.pending
+	w.done += n
 	w.bar.Set(int64(w.done))
 	return nil
 }
