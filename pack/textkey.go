@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"iter"
 	"unicode"
 	"unicode/utf8"
 )
@@ -13,32 +14,45 @@ type sayKey struct{ kind, speaker, text string }
 // 00011, which the write path's duplicate policy compares).
 func TextKey(text string) string {
 	out := make([]byte, 0, len(text))
-	gap := false
-	for i := 0; i < len(text); {
-		if c := text[i]; c < utf8.RuneSelf {
-			i++
-			if k := keyASCII[c]; k == 0 {
-				gap = len(out) > 0
-			} else {
-				if gap {
-					out, gap = append(out, ' '), false
-				}
-				out = append(out, k)
-			}
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		i += n
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			gap = len(out) > 0
-			continue
-		}
+	for r, gap := range keyRunes(text) {
 		if gap {
-			out, gap = append(out, ' '), false
+			out = append(out, ' ')
 		}
-		out = utf8.AppendRune(out, unicode.ToLower(r))
+		out = utf8.AppendRune(out, r)
 	}
 	return string(out)
+}
+
+// keyRunes yields the letters and digits of text, lowered, in order: the runes of its
+// TextKey but the spaces, each with whether a space comes before it there.
+func keyRunes(text string) iter.Seq2[rune, bool] {
+	return func(yield func(rune, bool) bool) {
+		gap, seen := false, false
+		for i := 0; i < len(text); {
+			var r rune
+			if c := text[i]; c < utf8.RuneSelf {
+				i++
+				r = rune(keyASCII[c])
+			} else {
+				var n int
+				r, n = utf8.DecodeRuneInString(text[i:])
+				i += n
+				if unicode.IsLetter(r) || unicode.IsDigit(r) {
+					r = unicode.ToLower(r)
+				} else {
+					r = 0
+				}
+			}
+			if r == 0 {
+				gap = seen
+				continue
+			}
+			if !yield(r, gap) {
+				return
+			}
+			gap, seen = false, true
+		}
+	}
 }
 
 // keyASCII is TextKey's rule for ASCII, looked up: a letter or digit lowered, 0 for any other.
@@ -63,21 +77,9 @@ type keySig struct {
 // signature is text's keySig, read without building its TextKey.
 func signature(kind, speaker, text string) keySig {
 	s := keySig{kind: kind, speaker: speaker}
-	for i := 0; i < len(text); {
-		if c := text[i]; c < utf8.RuneSelf {
-			i++
-			if k := keyASCII[c]; k != 0 {
-				s.runes++
-				s.sum += uint64(k)
-			}
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		i += n
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			s.runes++
-			s.sum += uint64(unicode.ToLower(r))
-		}
+	for r := range keyRunes(text) {
+		s.runes++
+		s.sum += uint64(r)
 	}
 	return s
 }
