@@ -16,7 +16,7 @@
 -- FUNCTION recall.bm25_sync(recall.memories[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.bm25_terms_of(tsvector,tsvector[]) RETURNS TABLE(term text, tf integer, ntf integer) LANGUAGE sql IMMUTABLE
---   body: sql/write/bm25.sql
+--   body: migrations/00001_baseline.sql
 -- FUNCTION recall.bm25_touched(text[],bigint[],bigint[],integer[]) RETURNS bigint[] LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.doc_length(tsvector) RETURNS integer LANGUAGE sql IMMUTABLE SET search_path=pg_catalog, pg_temp

@@ -18,14 +18,18 @@
 -- at 0.3): it only orders a term's postings so the lanes read the best few per scope set;
 -- the lanes score their candidates exactly with the caller's settings and statistics. Keys
 -- are locked and upserted in term order so concurrent writers lock in the same order.
--- A memory's terms with their frequency in its own lexemes (tf) and in its neighbours' (ntf).
--- SQL without SET, so that bm25_rebuild's statement inlines it (its calls are to pg_catalog,
--- named so, whatever the caller's search_path).
-CREATE OR REPLACE FUNCTION recall.bm25_terms_of(own tsvector, neighbours tsvector[])
+
+-- bm25_terms_of: a memory's terms with their frequency in its own lexemes (tf) and in its
+-- neighbours' (ntf). SQL without SET, so that bm25_rebuild's statement inlines it (its calls
+-- are to pg_catalog, named so, whatever the caller's search_path). Dropped first: its first
+-- form named its parameters otherwise, which CREATE OR REPLACE cannot change.
+DROP FUNCTION IF EXISTS recall.bm25_terms_of(tsvector, tsvector[]);
+CREATE FUNCTION recall.bm25_terms_of(lexemes tsvector, neighbours tsvector[])
 RETURNS TABLE (term text, tf integer, ntf integer)
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT x.term, pg_catalog.sum(x.own)::integer, pg_catalog.sum(x.nb)::integer
-    FROM (SELECT l.lexeme AS term, pg_catalog.cardinality(l.positions) AS own, 0 AS nb FROM pg_catalog.unnest(own) l
+    FROM (SELECT l.lexeme AS term, pg_catalog.cardinality(l.positions) AS own, 0 AS nb
+            FROM pg_catalog.unnest(lexemes) l
           UNION ALL
           SELECT l.lexeme, 0, pg_catalog.cardinality(l.positions)
             FROM pg_catalog.unnest(neighbours) AS n(lex), pg_catalog.unnest(n.lex) l) x
