@@ -475,3 +475,47 @@ func TestScopeSetsAreNormalized(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeCannotHijackTheUpkeepsWorkTables: the lexical upkeep (recall.bm25_rebuild) runs
+// with the owner's rights and keeps its work in temporary tables, whose schema the session's
+// caller shares. A table of one of their names that the runtime role makes first, with a
+// trigger, would be written by the owner and its trigger run as the owner: the write is
+// refused instead (SQLSTATE 42501), the trigger never runs, and nothing is written.
+func TestRuntimeCannotHijackTheUpkeepsWorkTables(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	for _, table := range []string{"bm25_delta", "bm25_docs_delta", "bm25_new", "bm25_ptf", "bm25_rows"} {
+		tx := testdb.BeginAs(t, db.Runtime, []string{"acme"}, []string{"acme"})
+		for _, stmt := range []string{
+			`CREATE TEMP TABLE ` + table + ` (x int)`,
+			`CREATE FUNCTION pg_temp.hijack() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'hijacked: ran as %', current_user; END $$`,
+			`CREATE TRIGGER hijack BEFORE INSERT OR DELETE OR TRUNCATE ON pg_temp.` + table + ` FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.hijack()`,
+			`GRANT ALL ON ` + table + ` TO PUBLIC`,
+		} {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				t.Fatalf("%s: %s: %v", table, stmt, err)
+			}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO recall.memories (external_id, scopes, text) VALUES ('m1', '{acme}', 'a note on cranes')`)
+		if err != nil && strings.Contains(err.Error(), "hijacked") {
+			t.Fatalf("%s: the caller's trigger ran inside the upkeep: %v", table, err)
+		}
+		if sqlState(err) != "42501" || !strings.Contains(err.Error(), "work tables are not its own") {
+			t.Fatalf("%s: write beside the caller's table: %v, want SQLSTATE 42501 naming the work tables", table, err)
+		}
+		_ = tx.Rollback(ctx)
+	}
+	// Without such a table the same write goes through, and its postings are written.
+	tx := testdb.BeginAs(t, db.Runtime, []string{"acme"}, []string{"acme"})
+	if _, err := tx.Exec(ctx, `INSERT INTO recall.memories (external_id, scopes, text) VALUES ('m1', '{acme}', 'a note on cranes')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.Owner.QueryRow(ctx, `SELECT count(*) FROM recall.bm25_postings p JOIN recall.memories m ON m.id = p.memory_id WHERE m.external_id = 'm1'`).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("the note's postings: %d (%v), want some", n, err)
+	}
+}

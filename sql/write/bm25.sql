@@ -68,6 +68,20 @@ BEGIN
   CREATE TEMP TABLE IF NOT EXISTS bm25_ptf (memory_id bigint, term text, ptf smallint[]) ON COMMIT DELETE ROWS;
   CREATE TEMP TABLE IF NOT EXISTS bm25_rows (memory_id bigint, term text, tf integer, doc_len integer,
     ntf integer, ndoc_len integer, positioned boolean, impact real, ptf smallint[], pdoc_len smallint[]) ON COMMIT DELETE ROWS;
+  -- They must be the tables this function made. The session's temporary schema is the
+  -- caller's too: a table of one of these names that the caller made first would be
+  -- written here with the owner's rights, and its triggers would run with them (the runtime
+  -- role could run any statement as the owner). So each must be a plain table of this
+  -- function's owner, with no trigger, rule or policy, which only the owner could add.
+  IF EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+              WHERE c.relnamespace = pg_catalog.pg_my_temp_schema()
+                AND c.relname IN ('bm25_delta', 'bm25_docs_delta', 'bm25_new', 'bm25_ptf', 'bm25_rows')
+                AND (c.relowner <> current_user::regrole OR c.relkind <> 'r'
+                     OR c.relhastriggers OR c.relhasrules OR c.relrowsecurity)) THEN
+    RAISE EXCEPTION 'recall: the lexical upkeep''s work tables are not its own'
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = 'A temporary table named bm25_delta, bm25_docs_delta, bm25_new, bm25_ptf or bm25_rows was made in this session by another role.';
+  END IF;
   DELETE FROM bm25_delta;
   DELETE FROM bm25_docs_delta;
   DELETE FROM bm25_new;
