@@ -11,6 +11,8 @@
 --   body: sql/engine/apply_scopes.sql
 -- FUNCTION recall.bm25_flush() RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
+-- FUNCTION recall.bm25_impact(numeric,numeric) RETURNS numeric LANGUAGE sql IMMUTABLE
+--   body: sql/write/bm25.sql
 -- FUNCTION recall.bm25_rebuild(text[],bigint[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.bm25_sync(recall.memories[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp

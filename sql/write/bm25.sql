@@ -36,14 +36,19 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
    GROUP BY x.term
 $$;
 
+-- bm25_impact: a posting's impact, BM25's term-frequency part of a frequency f in a text of
+-- len lexemes with the fixed constants of the header (k1 1.2, b 0.75, reference length 100),
+-- in numeric as it always was. Inlined like bm25_terms_of.
+CREATE OR REPLACE FUNCTION recall.bm25_impact(f numeric, len numeric) RETURNS numeric
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT f / (f + 1.2 * (1 - 0.75 + 0.75 * len / 100.0))
+$$;
+
 DROP FUNCTION IF EXISTS recall.bm25_rebuild(bigint[]);
 DROP FUNCTION IF EXISTS recall.bm25_touched(recall.memories[]);
 CREATE OR REPLACE FUNCTION recall.bm25_rebuild(set text[], ids bigint[]) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-  impact_k1 CONSTANT numeric := 1.2;
-  impact_b  CONSTANT numeric := 0.75;
-  impact_dl CONSTANT numeric := 100.0;
   impact_nw CONSTANT numeric := 0.3;
   short_words CONSTANT integer := 7;
   terms text[];
@@ -159,16 +164,15 @@ BEGIN
   -- 42; 70,069 of 495 long turns: 395 against 295).
   INSERT INTO bm25_rows
   SELECT b.memory_id, w.term, w.tf, b.doc_len, w.ntf, b.ndoc_len, b.positioned,
-         (w.tf + impact_nw * w.ntf) / (w.tf + impact_nw * w.ntf + impact_k1 * (1 - impact_b + impact_b * b.doc_len / impact_dl)),
+         recall.bm25_impact(w.tf + impact_nw * w.ntf, b.doc_len),
          NULL, NULL
     FROM bm25_new b
     CROSS JOIN LATERAL recall.bm25_terms_of(b.lexemes, b.nlexemes) w
    WHERE b.pdoc_len IS NULL
   UNION ALL
   SELECT b.memory_id, w.term, w.tf, b.doc_len, w.ntf, b.ndoc_len, b.positioned,
-         greatest((w.tf + impact_nw * w.ntf) / (w.tf + impact_nw * w.ntf + impact_k1 * (1 - impact_b + impact_b * b.doc_len / impact_dl)),
-                  (SELECT max(u.tf / (u.tf + impact_k1 * (1 - impact_b + impact_b * u.len / impact_dl)))
-                     FROM unnest(f.ptf, b.pdoc_len) AS u(tf, len) WHERE u.tf > 0)),
+         greatest(recall.bm25_impact(w.tf + impact_nw * w.ntf, b.doc_len),
+                  (SELECT max(recall.bm25_impact(u.tf, u.len)) FROM unnest(f.ptf, b.pdoc_len) AS u(tf, len) WHERE u.tf > 0)),
          f.ptf, CASE WHEN f.ptf IS NOT NULL THEN b.pdoc_len END
     FROM bm25_new b
     CROSS JOIN LATERAL recall.bm25_terms_of(b.lexemes, b.nlexemes) w
