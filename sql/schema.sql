@@ -424,7 +424,6 @@ CREATE INDEX bm25_terms_term_idx ON recall.bm25_terms USING btree (term) INCLUDE
 CREATE INDEX entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys)) WITH (fastupdate=off);
 CREATE INDEX entities_keys_idx ON recall.entities USING gin (keys) WITH (fastupdate=off);
 CREATE INDEX entities_lower_name_idx ON recall.entities USING btree (lower(name));
-CREATE INDEX entities_name_trgm_idx ON recall.entities USING gin (lower(name) gin_trgm_ops) WITH (fastupdate=off);
 CREATE INDEX entities_trgm_scopes_15_24_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 15) AND (cardinality(show_trgm(lower(name))) <= 24));
 CREATE INDEX entities_trgm_scopes_1_8_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE (cardinality(show_trgm(lower(name))) <= 8);
 CREATE INDEX entities_trgm_scopes_25_40_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes) WITH (fastupdate=off) WHERE ((cardinality(show_trgm(lower(name))) >= 25) AND (cardinality(show_trgm(lower(name))) <= 40));

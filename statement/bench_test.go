@@ -38,8 +38,8 @@ func benchSize(b testing.TB, name string, def int) int {
 		return def
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1000 {
-		b.Fatalf("%s=%q: want an integer >= 1000", name, v)
+	if err != nil || n < 100 {
+		b.Fatalf("%s=%q: want an integer >= 100", name, v)
 	}
 	return n
 }

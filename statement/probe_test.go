@@ -20,10 +20,20 @@ import (
 // (pg_stat_xact_all_tables: rows fetched by index and bitmap scans).
 func probeWork(t *testing.T, db *testdb.DB) (entities, sources []int64, fetched int64) {
 	t.Helper()
+	return probeWorkBy(t, db, "")
+}
+
+// probeWorkBy is probeWork with both probes forced to way ("index" or "scope"; "" lets
+// them choose).
+func probeWorkBy(t *testing.T, db *testdb.DB, way string) (entities, sources []int64, fetched int64) {
+	t.Helper()
 	ctx := context.Background()
 	tx := testdb.BeginAs(t, db.Runtime, []string{"mine"}, nil)
 	defer tx.Rollback(ctx) //nolint:errcheck // read only
 	if _, err := tx.Exec(ctx, `SET LOCAL pg_trgm.similarity_threshold = 0.6`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT set_config('recall.entity_probe', $1, true), set_config('recall.title_probe', $1, true)`, way); err != nil {
 		t.Fatal(err)
 	}
 	ids := func(sql string, args ...any) []int64 {
@@ -60,6 +70,58 @@ func probeWork(t *testing.T, db *testdb.DB) (entities, sources []int64, fetched 
 // name common in other scopes made the statement measurably slower, issue 19).
 func TestProbeWorkIgnoresInvisibleRows(t *testing.T) {
 	t.Parallel()
+	probeWorkIgnoresInvisibleRows(t, "")
+}
+
+// TestProbeIndexWayFetchesNoInvisibleRows: the same with both probes held to the trigram
+// index's way, which a caller who sees most of a table, or more than the postings' bound,
+// takes: the index parts carry the scope set, so other scopes' rows are not fetched there
+// either (an index of the names alone, which the planner preferred, fetched them all:
+// migration 00019).
+func TestProbeIndexWayFetchesNoInvisibleRows(t *testing.T) {
+	t.Parallel()
+	probeWorkIgnoresInvisibleRows(t, "index")
+}
+
+// TestTrigramIndexesCarryScopes: every trigram index of the tables the probes read holds
+// the row's scope set beside the text, so whichever of them a plan takes checks the read
+// rule inside the index. An index of the names alone (migration 00001's, dropped by 00019)
+// was the planner's choice for the entity probe's index way on LoCoMo's database, where a
+// question's probe then fetched 26 rows, 16 of them other conversations' (10 without it).
+func TestTrigramIndexesCarryScopes(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	rows, err := db.Owner.Query(context.Background(), `
+		SELECT i.indexrelid::regclass::text
+		FROM pg_index i
+		JOIN pg_opclass o ON o.oid = ANY (i.indclass::oid[])
+		WHERE i.indrelid IN ('recall.entities'::regclass, 'recall.sources'::regclass)
+		  AND o.opcname = 'gin_trgm_ops'
+		  AND NOT EXISTS (SELECT 1 FROM pg_attribute a
+		                  WHERE a.attrelid = i.indrelid AND a.attname = 'scopes' AND a.attnum = ANY (i.indkey::int2[]))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bare) > 0 {
+		t.Fatalf("trigram indexes without the scope set: %v", bare)
+	}
+	var parts int
+	if err := db.Owner.QueryRow(context.Background(), `SELECT count(*) FROM pg_indexes
+		WHERE schemaname = 'recall' AND (indexname LIKE 'entities\_trgm\_scopes\_%' OR indexname LIKE 'sources\_trgm\_scopes\_%')`).Scan(&parts); err != nil {
+		t.Fatal(err)
+	}
+	if parts == 0 {
+		t.Fatal("no scoped trigram index found: the check looked at nothing")
+	}
+}
+
+// probeWorkIgnoresInvisibleRows checks that 2,000 same-named rows in other scopes change
+// neither what the probes find, by way, nor how many rows they fetch.
+func probeWorkIgnoresInvisibleRows(t *testing.T, way string) {
 	db := testdb.New(t)
 	ctx := context.Background()
 	insert := func(n int, scope func(int) string) {
@@ -80,8 +142,8 @@ func TestProbeWorkIgnoresInvisibleRows(t *testing.T) {
 	if _, err := db.Owner.Exec(ctx, `ANALYZE recall.entities; ANALYZE recall.sources`); err != nil {
 		t.Fatal(err)
 	}
-	probeWork(t, db) // a first run plans the probes' queries
-	ents, srcs, fetched := probeWork(t, db)
+	probeWorkBy(t, db, way) // a first run plans the probes' queries
+	ents, srcs, fetched := probeWorkBy(t, db, way)
 	if len(ents) != 3 || len(srcs) != 3 {
 		t.Fatalf("found %d entities and %d sources, want the caller's 3 and 3", len(ents), len(srcs))
 	}
@@ -95,8 +157,8 @@ func TestProbeWorkIgnoresInvisibleRows(t *testing.T) {
 		ANALYZE recall.entities; ANALYZE recall.sources`); err != nil {
 		t.Fatal(err)
 	}
-	probeWork(t, db)
-	ents2, srcs2, fetched2 := probeWork(t, db)
+	probeWorkBy(t, db, way)
+	ents2, srcs2, fetched2 := probeWorkBy(t, db, way)
 	if !slices.Equal(ents, ents2) || !slices.Equal(srcs, srcs2) {
 		t.Fatalf("the probes found %v and %v, then %v and %v with invisible rows added", ents, srcs, ents2, srcs2)
 	}
@@ -224,7 +286,14 @@ func TestTitleProbeChoosesByTitles(t *testing.T) {
 	for _, c := range []struct {
 		scope    string
 		postings bool
-	}{{"few", true}, {"many", false}} {
+		rows     int // recall.sources' reltuples, when set (0: ANALYZE's)
+	}{{"few", true, 0}, {"many", false, 0},
+		// A caller who sees at least half of the table's sources (its 3 titles of 6) keeps
+		// the index; 3 of 7 do not.
+		{"few", true, 7}, {"few", false, 6}} {
+		if c.rows > 0 {
+			setReltuples(t, db, "recall.sources", c.rows)
+		}
 		tx := testdb.BeginAs(t, db.Runtime, []string{c.scope}, nil)
 		if _, err := tx.Exec(ctx, `SET LOCAL pg_trgm.similarity_threshold = 0.6`); err != nil {
 			t.Fatal(err)
@@ -238,6 +307,23 @@ func TestTitleProbeChoosesByTitles(t *testing.T) {
 		if (scans > 2) != c.postings {
 			t.Errorf("caller of %s: recall.title_trigrams scanned %d times; want postings read %v", c.scope, scans, c.postings)
 		}
+	}
+}
+
+// setReltuples sets table's row count as the planner's statistics hold it (as ANALYZE
+// would, without the rows), which the probes read to choose their way.
+func setReltuples(t *testing.T, db *testdb.DB, table string, rows int) {
+	t.Helper()
+	ctx := context.Background()
+	cfg := testdb.AdminConfig(t)
+	cfg.Database = db.Name
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `UPDATE pg_class SET reltuples = $1 WHERE oid = $2::regclass`, rows, table); err != nil {
+		t.Fatal(err)
 	}
 }
 
