@@ -388,9 +388,9 @@ func TestRelationEvidenceStoredOrInBatch(t *testing.T) {
 }
 
 // TestWriteStoresEmbeddingsExactly: each memory's stored embedding is the one it was given
-// (normalized), or its text's embedding, value for value (the text form the writer sends
-// holds each float32 exactly), whichever memories of the batch are skipped as duplicates
-// between them.
+// (normalized), or its text's embedding, value for value (the writer sends them in
+// pgvector's binary form beside the rows, each row naming its place), whichever memories of
+// the batch are skipped as duplicates between them.
 func TestWriteStoresEmbeddingsExactly(t *testing.T) {
 	t.Parallel()
 	db, e := newWriteEngine(t)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/recall-engine/recall/embed"
@@ -63,19 +61,4 @@ func embedMemories(ctx context.Context, e embed.Embedder, ms []Memory) ([][]floa
 		}
 	}
 	return out, nil
-}
-
-// vectorText writes v in pgvector's text form, exactly (shortest float32 representation).
-func vectorText(v []float32) string {
-	var b strings.Builder
-	b.Grow(len(v) * 10)
-	b.WriteByte('[')
-	for i, x := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatFloat(float64(x), 'g', -1, 32))
-	}
-	b.WriteByte(']')
-	return b.String()
 }

@@ -7,21 +7,22 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
 
 	"github.com/recall-engine/recall/internal/dberr"
 	"github.com/recall-engine/recall/internal/scope"
 )
 
 // Prepared is a batch checked and made ready to store: its scopes, and each memory's
-// embedding in pgvector's text form and the span its text refers to, all computed before
+// embedding and the span its text refers to, all computed before
 // the transaction, so that a load can prepare a batch while the one before it is stored
 // (records.LoadStaged). Writer.Store writes it.
 type Prepared struct {
 	b       Batch
-	write   []string        // the caller's write scopes
-	scopes  []string        // the batch's scope set
-	vectors []string        // each memory's embedding (vectorText)
-	refers  [][2]*time.Time // each memory's Refers
+	write   []string          // the caller's write scopes
+	scopes  []string          // the batch's scope set
+	vectors []pgvector.Vector // each memory's embedding
+	refers  [][2]*time.Time   // each memory's Refers
 }
 
 // Batch is the batch p holds.
@@ -42,9 +43,9 @@ func (w *Writer) Prepare(ctx context.Context, write []string, b Batch) (*Prepare
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{b: b, write: write, scopes: scopes, vectors: make([]string, len(vecs)), refers: make([][2]*time.Time, len(vecs))}
+	p := &Prepared{b: b, write: write, scopes: scopes, vectors: make([]pgvector.Vector, len(vecs)), refers: make([][2]*time.Time, len(vecs))}
 	for i, m := range b.Memories {
-		p.vectors[i] = vectorText(vecs[i])
+		p.vectors[i] = pgvector.NewVector(vecs[i])
 		p.refers[i][0], p.refers[i][1] = Refers(m)
 	}
 	return p, nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
 
 	"github.com/recall-engine/recall/embed"
 	"github.com/recall-engine/recall/internal/dberr"
@@ -211,6 +212,7 @@ func (t *txn) writeMemories(b Batch) error {
 		return err
 	}
 	rows := make([]map[string]any, 0, len(b.Memories))
+	vectors := make([]pgvector.Vector, 0, len(b.Memories)) // in binary beside the JSON rows
 	for i, m := range b.Memories {
 		if _, ok := dups[i]; ok && b.Duplicates == DuplicatesSkip {
 			continue
@@ -219,13 +221,14 @@ func (t *txn) writeMemories(b Batch) error {
 		if m.Source != "" {
 			source = t.sources[m.Source]
 		}
+		vectors = append(vectors, t.pre.vectors[i])
 		rows = append(rows, map[string]any{"id": m.ID, "source": source, "kind": nilIfEmpty(m.Kind), "text": m.Text,
-			"embedding": t.pre.vectors[i], "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
+			"embedding": len(vectors), "occurred_start": m.OccurredStart, "occurred_end": m.OccurredEnd,
 			"mentioned_at": m.MentionedAt, "refers_start": t.pre.refers[i][0], "refers_end": t.pre.refers[i][1], "expires_at": m.ExpiresAt,
 			"valid_from": m.ValidFrom, "valid_until": m.ValidUntil, "tags": nonNilS(m.Tags), "metadata": nonNil(m.Metadata),
 			"position": nilIfZero(m.Position), "speaker": strings.TrimSpace(m.Speaker)})
 	}
-	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}})
+	r, err := t.tx.Query(t.ctx, statementText("memories"), pgx.NamedArgs{"scopes": t.scopes, "rows": jsonRows{rows}, "embeddings": vectors})
 	if err != nil {
 		return err
 	}
