@@ -84,7 +84,7 @@ bench: ## Run the benchmarks (BENCH=regexp, COUNT=n).
 	TEST_DATABASE_URL="$$url" $(GO) test -run='^$$' -bench='$(or $(BENCH),.)' -benchmem -count=$(or $(COUNT),1) $(PKGS)
 
 .PHONY: bench-statement
-bench-statement: ## Statement benchmarks at N memories (N=10000|100000|1000000; PLANS=maximal,-title picks BenchmarkMaximal's plans; SETTINGS='{"TitleFuzzyWords":2}' overrides defaults; CONTROL=10000 times a control corpus beside each iteration); the corpus is generated once and kept.
+bench-statement: ## Statement benchmarks at N memories (N=500|10000|100000|1000000, at least 100; PLANS=maximal,-title picks BenchmarkMaximal's plans; SETTINGS='{"TitleFuzzyWords":2}' overrides defaults; CONTROL=10000 times a control corpus beside each iteration); the corpus is generated once and kept.
 	@url=$$(scripts/db.sh start); \
 	RECALL_BENCH_N=$(or $(N),100000) RECALL_BENCH_PLANS='$(PLANS)' RECALL_BENCH_SETTINGS='$(SETTINGS)' RECALL_BENCH_CONTROL='$(CONTROL)' TEST_DATABASE_URL="$$url" $(GO) test -timeout 4h -run='^$$' \
 		-bench='$(or $(BENCH),.)' -benchtime=$(or $(TIMES),40)x -count=$(or $(COUNT),1) ./statement
