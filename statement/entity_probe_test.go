@@ -148,8 +148,9 @@ func TestEntityProbeWaysMatchReference(t *testing.T) {
 
 // TestEntityProbeChoosesByEntities: without recall.entity_probe set, a caller of at most 2,000
 // entities, or 2% of the table's, reads recall.entity_trigrams' postings and never the name
-// trigram index, so names of other scopes cost it nothing; one of more reads the trigram index
-// (after the one scan that counts its entities, bounded). Both find the misspelt name.
+// trigram index, so names of other scopes cost it nothing; one of more, or of at least half
+// of the table's entities, reads the trigram index (after the one scan that counts its
+// entities, bounded). Both find the misspelt name.
 func TestEntityProbeChoosesByEntities(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)

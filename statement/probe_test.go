@@ -268,9 +268,9 @@ func TestTitleTrigramsFollowSources(t *testing.T) {
 }
 
 // TestTitleProbeChoosesByTitles: without recall.title_probe set, a caller of at most 2,000
-// titles reads recall.title_trigrams' postings (several scans of it), one of more reads the
-// trigram index (the one scan that counts the caller's titles, bounded at 2,001); both find
-// the caller's titles named in the question.
+// titles reads recall.title_trigrams' postings (several scans of it), one of more, or of at
+// least half of the table's sources, reads the trigram index (the one scan that counts the
+// caller's titles, bounded at 2,001); both find the caller's titles named in the question.
 func TestTitleProbeChoosesByTitles(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
