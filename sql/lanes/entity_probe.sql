@@ -46,9 +46,9 @@
 -- own entities. For more entities the GIN scan is the faster way, and so it is for a
 -- caller who sees at least half of the table's entities (a database of one user): the GIN
 -- scan's work is then at most twice what its own rows cost, and a third of the postings'
--- (a scope of 400 names, 20 synthetic questions: 1.6 ms against 4.4). The count holds a row
--- once per read scope it is in, so it is divided by the read scopes: a caller of several is
--- never taken for one who sees more than it does. The setting
+-- (a caller of 200 of a database's 400 names, 20 synthetic questions: 1.6 ms against 4.4).
+-- The count holds a row once per read scope it is in, so it is divided by the read scopes:
+-- a caller of several is never taken for one who sees more than it does. The setting
 -- recall.entity_probe ('scope' or 'index') forces one, for tests and measurements.
 {{- range .NameBands}}
 CREATE INDEX IF NOT EXISTS entities_trgm_scopes_{{.Name}}_idx ON recall.entities USING gin (lower(name) gin_trgm_ops, scopes)

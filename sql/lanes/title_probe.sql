@@ -41,8 +41,8 @@
 -- title and n-gram, as this way did first, cost 10 ms for a caller of 500 titles where
 -- this costs 6 (BENCHMARKS.md). A caller who sees at least half of the table's sources
 -- keeps the GIN scan too (a database of one user): its work is then at most twice what the
--- caller's own titles cost, and less than the postings' (26 titles: 1.4 ms against 2.4; 495
--- of 500: 1.9 against 3.3-4.9); the count, which holds a title once per read scope, is
+-- caller's own titles cost, and less than the postings' (25 titles of 26: 1.4 ms against 2.4;
+-- 495 of 500: 1.9 against 3.3-4.9); the count, which holds a title once per read scope, is
 -- divided by the read scopes for this test. For more titles the GIN scan is the faster of the two (at
 -- 50,000 titles the counted postings took 264 ms for three n-grams). The setting
 -- recall.title_probe ('scope' or 'index') forces one way, for tests and measurements.
