@@ -76,8 +76,7 @@ func TestProbeWorkIgnoresInvisibleRows(t *testing.T) {
 // TestProbeIndexWayFetchesNoInvisibleRows: the same with both probes held to the trigram
 // index's way, which a caller who sees most of a table, or more than the postings' bound,
 // takes: the index parts carry the scope set, so other scopes' rows are not fetched there
-// either (an index of the names alone, which the planner preferred, fetched them all:
-// migration 00019).
+// either (TestTrigramIndexesCarryScopes keeps every trigram index so).
 func TestProbeIndexWayFetchesNoInvisibleRows(t *testing.T) {
 	t.Parallel()
 	probeWorkIgnoresInvisibleRows(t, "index")
