@@ -161,7 +161,9 @@ type FunctionBody struct {
 	File, Name, Body string
 }
 
-var bodyRE = regexp.MustCompile(`(?s)CREATE OR REPLACE FUNCTION (recall\.[a-z0-9_]+)\(.*?\bAS \$\$(.*?)\$\$`)
+// bodyRE finds each function a file makes, whether by CREATE OR REPLACE or, after a DROP (to
+// rename a parameter, which REPLACE cannot), by CREATE.
+var bodyRE = regexp.MustCompile(`(?s)CREATE (?:OR REPLACE )?FUNCTION (recall\.[a-z0-9_]+)\(.*?\bAS \$\$(.*?)\$\$`)
 
 // StaleFunctions returns the function files' functions whose body stored (StoredFunctions'
 // rows: each name's bodies, overloads included) lacks: missing, or changed since.

@@ -18,7 +18,7 @@
 -- FUNCTION recall.bm25_sync(recall.memories[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.bm25_terms_of(tsvector,tsvector[]) RETURNS TABLE(term text, tf integer, ntf integer) LANGUAGE sql IMMUTABLE
---   body: migrations/00001_baseline.sql
+--   body: sql/write/bm25.sql
 -- FUNCTION recall.bm25_touched(text[],bigint[],bigint[],integer[]) RETURNS bigint[] LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/bm25.sql
 -- FUNCTION recall.doc_length(tsvector) RETURNS integer LANGUAGE sql IMMUTABLE SET search_path=pg_catalog, pg_temp
@@ -78,7 +78,7 @@
 -- FUNCTION recall.relations_evidence_window() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path=pg_catalog, pg_temp
 --   body: sql/write/relation_validity.sql
 -- FUNCTION recall.resolve_fuzzy(text[],text[]) RETURNS TABLE(name text, id bigint, sim double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER SET enable_seqscan=off SET search_path=pg_catalog, public, pg_temp
---   body: migrations/00001_baseline.sql
+--   body: sql/write/entity_resolve.sql
 -- FUNCTION recall.scope_key(text[]) RETURNS text LANGUAGE sql IMMUTABLE STRICT
 --   body: migrations/00001_baseline.sql
 -- FUNCTION recall.scope_tokens(text[],text[]) RETURNS text[] LANGUAGE sql IMMUTABLE
