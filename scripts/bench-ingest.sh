@@ -12,6 +12,9 @@
 # beside it (a second set: the tables already hold rows). Prints each ingest's summary line
 # (memories a second). The binaries alternate so that the machine's drift falls on all alike.
 # INGEST_FLAGS are added to each `recall ingest` (e.g. INGEST_FLAGS='--batch 100').
+# NOLEXICAL=1 adds, after each binary's arm, the same arm with the lexical upkeep's insert
+# trigger (memories_bm25_insert) disabled: no postings or statistics are written, so nothing
+# is found by words. Not a way to run: it bounds what any speed-up of the upkeep can reach.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,14 +73,25 @@ esac
 admin=$("$root/scripts/db.sh" start | tail -1)
 base=${admin%/*}
 for round in $(seq "${ROUNDS:-2}"); do
+	arms=()
 	for bin in "$@"; do
+		arms+=("$bin:upkeep")
+		[ "${NOLEXICAL:-0}" = 1 ] && arms+=("$bin:nolexical")
+	done
+	for arm in "${arms[@]}"; do
+		bin=${arm%:*}
 		db=bench_ingest_$$
 		psql -q "$admin" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 		psql -q "$base/$db?sslmode=disable" -c 'CREATE EXTENSION vector; CREATE EXTENSION pg_trgm;'
 		export RECALL_DATABASE_URL="$base/$db?sslmode=disable"
 		"$bin" migrate up >/dev/null
+		label=$bin
+		if [ "${arm##*:}" = nolexical ]; then
+			psql -q "$base/$db?sslmode=disable" -c 'ALTER TABLE recall.memories DISABLE TRIGGER memories_bm25_insert'
+			label="$bin (no lexical upkeep)"
+		fi
 		for set in s1 s2; do
-			printf 'round %s %s %s: ' "$round" "$bin" "$set"
+			printf 'round %s %s %s: ' "$round" "$label" "$set"
 			"$bin" ingest "$work/turns.jsonl" --scope "$set" ${INGEST_FLAGS:-} 2>&1 | tail -1
 		done
 		psql -q "$admin" -c "DROP DATABASE $db"
