@@ -99,6 +99,13 @@ type postings struct {
 	Routed    bool
 }
 
+// byScope names a probe's trigram postings table and the table whose rows it indexes, for
+// the probe_by_scope template (the probe's choice of way); Routed as for postings.
+type byScope struct {
+	Table, Rel string
+	Routed     bool
+}
+
 // postingsTrigger names a trigram postings table's trigger (the trigram_postings_trigger
 // template): its function, the table and its row id column, the parent table and the field
 // whose trigrams it keeps.
@@ -115,6 +122,7 @@ var tmpl = template.Must(template.New("functions.tmpl").Funcs(template.FuncMap{
 		return bandIndexes{Like: strings.ReplaceAll(prefix, "_", `\_`) + `\_%\_idx`, Keep: strings.Join(keep, ", ")}
 	},
 	"postings": func(table, id string, routed bool) postings { return postings{table, id, routed} },
+	"byScope":  func(table, rel string, routed bool) byScope { return byScope{table, rel, routed} },
 	// routed is the data with Routed set, for a file's routed probe (sql/lanes/entity_probe.sql).
 	"routed": func(d FunctionData) FunctionData { d.Routed = true; return d },
 	// shard is the data with Routed and Shard set, for a file's shard probe.

@@ -67,14 +67,7 @@ AS $$ SELECT ARRAY(SELECT s || ' ' || k FROM unnest(scopes) s CROSS JOIN unnest(
 CREATE INDEX IF NOT EXISTS entities_key_tokens_idx ON recall.entities USING gin (recall.scope_tokens(scopes, keys))
   WITH (fastupdate = off);
 
-{{define "probe_entities_by_scope"}}SELECT count(v.one) <= b.n AND NOT (b.total > 0 AND count(v.one) > 0 AND 2 * count(v.one) >= b.total * cardinality(recall.read_scopes()))
-          FROM (SELECT greatest(2000, r.total * 0.02)::bigint AS n, r.total
-                FROM (SELECT coalesce((SELECT c.reltuples FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'recall' AND c.relname = 'entities'), 0) AS total) r) b
-          LEFT JOIN LATERAL (
-            SELECT 1 AS one FROM recall.entity_trigrams t
-            WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
-            LIMIT b.n + 1) v ON true
-          GROUP BY b.n, b.total{{end}}{{define "probe_entities_query"}}  WITH stops AS MATERIALIZED (
+{{define "probe_entities_by_scope"}}{{template "probe_by_scope" (byScope "entity_trigrams" "entities" .Routed)}}{{end}}{{define "probe_entities_query"}}  WITH stops AS MATERIALIZED (
     SELECT coalesce(array_agg(w.x), '{}') AS a
     FROM (SELECT DISTINCT x FROM unnest(mentions) AS m(mention) CROSS JOIN unnest(string_to_array(m.mention, ' ')) AS x WHERE fuzzy) w
     WHERE to_tsvector('english', w.x) = ''::tsvector

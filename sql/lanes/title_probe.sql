@@ -56,14 +56,7 @@ DROP INDEX IF EXISTS recall.sources_title_key_idx;
 CREATE INDEX IF NOT EXISTS sources_title_tokens_idx ON recall.sources
   USING gin (recall.scope_tokens(scopes, ARRAY[recall.title_key(title)])) WITH (fastupdate = off);
 
-{{define "probe_titles_by_scope"}}SELECT count(v.one) <= b.n AND NOT (b.total > 0 AND count(v.one) > 0 AND 2 * count(v.one) >= b.total * cardinality(recall.read_scopes()))
-          FROM (SELECT greatest(2000, r.total * 0.02)::bigint AS n, r.total
-                FROM (SELECT coalesce((SELECT c.reltuples FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'recall' AND c.relname = 'sources'), 0) AS total) r) b
-          LEFT JOIN LATERAL (
-            SELECT 1 AS one FROM recall.title_trigrams t
-            WHERE {{if .Routed}}t.scopes = route AND {{end}}t.scope = ANY (recall.read_scopes()) AND t.trigram = ''
-            LIMIT b.n + 1) v ON true
-          GROUP BY b.n, b.total{{end}}{{define "probe_titles_query"}}  WITH words AS MATERIALIZED (
+{{define "probe_titles_by_scope"}}{{template "probe_by_scope" (byScope "title_trigrams" "sources" .Routed)}}{{end}}{{define "probe_titles_query"}}  WITH words AS MATERIALIZED (
     SELECT k.a, ARRAY(SELECT to_tsvector('english', x) = ''::tsvector FROM unnest(k.a) WITH ORDINALITY AS u(x, o) ORDER BY o) AS stop
     FROM (SELECT string_to_array(recall.title_key(query), ' ') AS a) k
   ),
